@@ -1,0 +1,26 @@
+# syntax=docker/dockerfile:1
+# Build stage: full dependencies, compile TypeScript.
+FROM node:22-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
+COPY src ./src
+COPY migrations ./migrations
+RUN npx nest build
+
+# Runtime stage: production dependencies only, non-root user.
+FROM node:22-bookworm-slim AS runtime
+ENV NODE_ENV=production SERVICE_HOST=0.0.0.0 SERVICE_PORT=8100 SERVICE_DATA_DIR=/data
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY vendor ./vendor
+RUN mkdir -p /data && chown -R node:node /data
+USER node
+EXPOSE 8100
+VOLUME ["/data"]
+HEALTHCHECK --interval=15s --timeout=3s --start-period=20s --retries=3 \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.SERVICE_PORT||8100)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "dist/src/main.js"]

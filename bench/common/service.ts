@@ -1,0 +1,108 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from 'pg';
+
+/** A built service (dist/src/main.js) started by a benchmark, on PGlite or a fresh PostgreSQL database. */
+export interface RunningService {
+  base: string;
+  pid: number | null;
+  engine: string;
+  coldStartMs: number;
+  rssMb(): number | null;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, '127.0.0.1', () => {
+      const port = (srv.address() as { port: number }).port;
+      srv.close(() => res(port));
+    });
+    srv.on('error', rej);
+  });
+}
+
+export async function waitFor(url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const r = await fetch(url);
+      if (r.ok) return;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`${url} not ready after ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+export interface StartOptions {
+  /** PostgreSQL admin URL: a fresh database is created on it and dropped at stop. Absent: PGlite. */
+  pgAdminUrl?: string;
+  env?: Record<string, string>;
+}
+
+export async function startService(opts: StartOptions = {}): Promise<RunningService> {
+  const port = await freePort();
+  const env: Record<string, string> = {
+    ...(process.env as Record<string, string>),
+    SERVICE_PORT: String(port),
+    SERVICE_HOST: '127.0.0.1',
+    SERVICE_LOG_LEVEL: 'warn',
+    SERVICE_AUTO_MIGRATE: 'true',
+    ...opts.env,
+  };
+  let dropDb: (() => Promise<void>) | null = null;
+  let dataDir: string | null = null;
+  if (opts.pgAdminUrl) {
+    const name = `memsvc_bench_${Date.now()}`;
+    const admin = new Client({ connectionString: opts.pgAdminUrl });
+    await admin.connect();
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.end();
+    const u = new URL(opts.pgAdminUrl);
+    u.pathname = `/${name}`;
+    env.SERVICE_DATABASE_URL = u.toString();
+    dropDb = async () => {
+      const c = new Client({ connectionString: opts.pgAdminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    };
+  } else {
+    dataDir = mkdtempSync(join(tmpdir(), 'memsvc-bench-'));
+    env.SERVICE_DATA_DIR = dataDir;
+    delete env.SERVICE_DATABASE_URL;
+  }
+  const main = resolve(__dirname, '..', '..', 'src', 'main.js');
+  const started = process.hrtime.bigint();
+  const child: ChildProcess = spawn(process.execPath, [main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const base = `http://127.0.0.1:${port}`;
+  await waitFor(`${base}/healthz`, 120000);
+  const coldStartMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return {
+    base,
+    pid: child.pid ?? null,
+    engine: opts.pgAdminUrl ? 'postgres' : 'pglite',
+    coldStartMs,
+    rssMb: () => {
+      try {
+        const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+        const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+        return Math.round(kb / 1024);
+      } catch {
+        return null;
+      }
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('exit', r));
+      if (dropDb) await dropDb();
+      if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

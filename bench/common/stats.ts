@@ -1,0 +1,40 @@
+/** Latency samples in milliseconds and their summary. */
+export interface Summary {
+  n: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  mean: number;
+  throughput_per_s: number;
+}
+
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[idx];
+}
+
+export function summarise(samples: number[], wallMs: number, unitsPerSample = 1): Summary {
+  const s = [...samples].sort((a, b) => a - b);
+  const round = (x: number) => Math.round(x * 100) / 100;
+  return {
+    n: s.length,
+    p50: round(percentile(s, 50)),
+    p95: round(percentile(s, 95)),
+    p99: round(percentile(s, 99)),
+    mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)),
+    throughput_per_s: round((s.length * unitsPerSample) / (wallMs / 1000)),
+  };
+}
+
+/** Deterministic PRNG (mulberry32) so every run loads the same data. */
+export function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * Performance benchmark: `npm run bench -- --scale small|medium|large [--engine pglite|postgres] [--base URL]`.
+ * Starts the built service (or uses --base), loads deterministic synthetic support data, and
+ * reports p50/p95/p99 and throughput per scenario as a table and a JSON file under bench/results/.
+ * It measures and reports; it never fails on a slow figure.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { client, load } from '../common/http';
+import { RunningService, startService } from '../common/service';
+import { summarise, Summary } from '../common/stats';
+import { episodesFor, TASKS } from './data';
+
+type Scale = 'small' | 'medium' | 'large';
+const SCALES: Record<Scale, { ingest: number; batches: number; contextN: number; sizes: number[]; searchN: number; asyncJobs: number }> = {
+  small: { ingest: 300, batches: 20, contextN: 60, sizes: [100, 1000], searchN: 60, asyncJobs: 5 },
+  medium: { ingest: 2000, batches: 100, contextN: 200, sizes: [100, 1000, 10000], searchN: 200, asyncJobs: 20 },
+  large: { ingest: 10000, batches: 300, contextN: 500, sizes: [100, 1000, 10000], searchN: 500, asyncJobs: 50 },
+};
+
+function arg(name: string, fallback?: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+interface Row {
+  scenario: string;
+  summary?: Summary;
+  value?: number | string;
+  unit?: string;
+}
+
+async function main(): Promise<void> {
+  const scale = (arg('scale', 'small') as Scale) ?? 'small';
+  const cfg = SCALES[scale];
+  if (!cfg) throw new Error(`unknown scale ${scale}`);
+  const engine = arg('engine', 'postgres')!;
+  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  const rows: Row[] = [];
+  const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
+
+  let svc: RunningService | null = null;
+  let base = arg('base');
+  if (!base) {
+    log(`starting service on ${engine}`);
+    svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin } : {});
+    base = svc.base;
+    rows.push({ scenario: 'cold start to /healthz', value: Math.round(svc.coldStartMs), unit: 'ms' });
+    rows.push({ scenario: 'server RSS after start', value: svc.rssMb() ?? 'n/a', unit: 'MB' });
+  }
+  const api = client(base);
+  const record = (scenario: string, r: { samples: number[]; wallMs: number }, units = 1) => {
+    const summary = summarise(r.samples, r.wallMs, units);
+    rows.push({ scenario, summary });
+    log(`${scenario}: p50 ${summary.p50} ms, p95 ${summary.p95} ms, ${summary.throughput_per_s}/s`);
+  };
+
+  try {
+    // Warm-up: JIT, connection pool, plans.
+    const warm = episodesFor('bench-warmup', 50, 1);
+    await load(50, 4, (i) => api.call('POST', '/v1/episodes', warm[i]));
+    await api.call('POST', '/v1/memories/compile', { subject_id: 'bench-warmup' });
+    await api.call('POST', '/v1/context', { subject_id: 'bench-warmup', task: TASKS[0] });
+
+    for (const c of [1, 8]) {
+      const eps = episodesFor(`bench-ingest-c${c}`, cfg.ingest, 2 + c);
+      record(`ingest single episode, concurrency ${c}`, await load(cfg.ingest, c, (i) => api.call('POST', '/v1/episodes', eps[i])));
+    }
+    const batchEps = episodesFor('bench-batch', cfg.batches * 100, 3);
+    record('ingest batch of 100 (per episode throughput)', await load(cfg.batches, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batchEps.slice(i * 100, i * 100 + 100) })), 100);
+
+    for (const n of [50, 500]) {
+      const samples: number[] = [];
+      const reps = 3;
+      const t0 = performance.now();
+      for (let r = 0; r < reps; r++) {
+        const sid = `bench-compile-${n}-${r}`;
+        const eps = episodesFor(sid, n, 10 + r);
+        for (let i = 0; i < n; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
+        const s = performance.now();
+        await api.call('POST', '/v1/memories/compile', { subject_id: sid });
+        samples.push(performance.now() - s);
+      }
+      record(`sync compile of ${n} new episodes`, { samples, wallMs: performance.now() - t0 });
+    }
+
+    {
+      const samples: number[] = [];
+      const t0 = performance.now();
+      for (let j = 0; j < cfg.asyncJobs; j++) {
+        const sid = `bench-async-${j}`;
+        await api.call('POST', '/v1/episodes/batch', { episodes: episodesFor(sid, 50, 20 + j) });
+        const s = performance.now();
+        const job = await api.call<{ job_id: string }>('POST', '/v1/memories/compile', { subject_id: sid, async: true });
+        for (;;) {
+          const st = await api.call<{ status: string; error?: string }>('GET', `/v1/memories/compile/${job.job_id}`);
+          if (st.status === 'completed') break;
+          if (st.status === 'failed') throw new Error(`async job failed: ${st.error}`);
+          await new Promise((r) => setTimeout(r, 5));
+        }
+        samples.push(performance.now() - s);
+      }
+      record('async compile (50 episodes), submit to completed', { samples, wallMs: performance.now() - t0 });
+    }
+
+    for (const size of cfg.sizes) {
+      const sid = `bench-ctx-${size}`;
+      log(`building subject with ~${size} memories`);
+      let memories = 0;
+      let ingested = 0;
+      while (memories < size) {
+        const chunk = episodesFor(sid, ingested + 500, 99).slice(ingested);
+        for (let i = 0; i < chunk.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: chunk.slice(i, i + 100) });
+        ingested += chunk.length;
+        const res = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
+        memories += res.memories_created;
+        if (res.memories_created === 0) break;
+      }
+      rows.push({ scenario: `subject ${sid}: memories / episodes`, value: `${memories} / ${ingested}` });
+      for (const budget of [1000, 4000]) {
+        for (const c of [1, 8]) {
+          record(
+            `context ~${size} memories, budget ${budget}, concurrency ${c}`,
+            await load(cfg.contextN, c, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: budget })),
+          );
+        }
+      }
+      const q = encodeURIComponent('export');
+      record(`text search ~${size} memories`, await load(cfg.searchN, 1, () => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${q}&limit=20`)));
+      record(`semantic search ~${size} memories`, await load(cfg.searchN, 1, (i) => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${encodeURIComponent(TASKS[i % TASKS.length])}&semantic=true&limit=20`)));
+      record(`timeline ~${size} memories`, await load(Math.max(5, Math.floor(cfg.searchN / 10)), 1, () => api.call('GET', `/v1/timeline?subject_id=${sid}`)));
+    }
+
+    {
+      const sid = 'bench-delete';
+      const eps = episodesFor(sid, 1000, 77);
+      for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
+      const compiled = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
+      const s = performance.now();
+      const del = await api.call<{ memories_deleted: number }>('DELETE', `/v1/subjects/${sid}`);
+      rows.push({ scenario: `delete subject (${del.memories_deleted} memories, 1000 episodes)`, value: Math.round(performance.now() - s), unit: 'ms' });
+      log(`compiled ${compiled.memories_created} memories for delete`);
+    }
+    if (svc) rows.push({ scenario: 'server RSS after run', value: svc.rssMb() ?? 'n/a', unit: 'MB' });
+  } finally {
+    if (svc) await svc.stop();
+  }
+
+  printTable(rows);
+  if (api.errors > 0) log(`ERRORS: ${api.errors} requests failed`);
+  const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
+  mkdirSync(outDir, { recursive: true });
+  const file = join(outDir, `perf-${scale}-${engine}.json`);
+  writeFileSync(file, JSON.stringify({ scale, engine, date: new Date().toISOString(), node: process.version, rows }, null, 2));
+  log(`wrote ${file}`);
+}
+
+function printTable(rows: Row[]): void {
+  const lines = ['| scenario | p50 ms | p95 ms | p99 ms | throughput/s | value |', '|---|---|---|---|---|---|'];
+  for (const r of rows) {
+    const s = r.summary;
+    lines.push(`| ${r.scenario} | ${s?.p50 ?? ''} | ${s?.p95 ?? ''} | ${s?.p99 ?? ''} | ${s?.throughput_per_s ?? ''} | ${r.value !== undefined ? `${r.value} ${r.unit ?? ''}` : ''} |`);
+  }
+  process.stdout.write(lines.join('\n') + '\n');
+}
+
+main().catch((err) => {
+  process.stderr.write(`benchmark failed: ${(err as Error).message}\n`);
+  process.exit(1);
+});

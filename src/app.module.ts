@@ -1,0 +1,69 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
+import { LoggerModule } from 'nestjs-pino';
+import { AllExceptionsFilter } from 'src/common/errors/all-exceptions.filter';
+import { ApiKeyGuard } from 'src/common/guards/api-key.guard';
+import { BodyErrorGuard } from 'src/common/guards/body-error.guard';
+import { HttpDrainService } from 'src/common/http/http-drain.service';
+import { TenantGuard } from 'src/common/guards/tenant.guard';
+import { AppThrottlerGuard } from 'src/common/throttle/app-throttler.guard';
+import { ThrottleModule } from 'src/common/throttle/throttle.module';
+import { AppValidationPipe } from 'src/common/http/validation.pipe';
+import { LOG_STREAM, LogStreamModule } from 'src/common/logging/log-stream.module';
+import { TracingModule } from 'src/common/tracing/tracing.module';
+import { loggerParams } from 'src/common/logging/logging';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { ConfigModule } from 'src/config/config.module';
+import { DatabaseModule } from 'src/db/database.module';
+import { AdminModule } from 'src/modules/admin/admin.module';
+import { ContextModule } from 'src/modules/context/context.module';
+import { EpisodesModule } from 'src/modules/episodes/episodes.module';
+import { McpModule } from 'src/modules/mcp/mcp.module';
+import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { MetricsModule } from 'src/modules/metrics/metrics.module';
+import { OpsModule } from 'src/modules/ops/ops.module';
+import { SnapshotsModule } from 'src/modules/snapshots/snapshots.module';
+import { SubjectsModule } from 'src/modules/subjects/subjects.module';
+import { SupportModule } from 'src/modules/support/support.module';
+import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
+
+@Module({
+  imports: [
+    ConfigModule,
+    LogStreamModule,
+    LoggerModule.forRootAsync({
+      inject: [APP_CONFIG, LOG_STREAM],
+      useFactory: (config: AppConfig, stream: NodeJS.WritableStream | null) => loggerParams(config, stream),
+    }),
+    // Before the database and the routes: spans for HTTP requests and queries (off unless configured).
+    TracingModule,
+    DatabaseModule,
+    // Crons (hourly cleanups); each checks WORKERS_ENABLED before doing work.
+    ScheduleModule.forRoot(),
+    ThrottleModule,
+    OpsModule,
+    WebhooksModule,
+    EpisodesModule,
+    MemoriesModule,
+    ContextModule,
+    SupportModule,
+    SubjectsModule,
+    AdminModule,
+    SnapshotsModule,
+    McpModule,
+    MetricsModule,
+  ],
+  providers: [
+    // Guards run in this order: rate limit, API key, tenant, then deferred body errors.
+    { provide: APP_GUARD, useClass: AppThrottlerGuard },
+    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    { provide: APP_GUARD, useClass: TenantGuard },
+    { provide: APP_GUARD, useClass: BodyErrorGuard },
+    { provide: APP_PIPE, useClass: AppValidationPipe },
+    { provide: APP_FILTER, useClass: AllExceptionsFilter },
+    HttpDrainService,
+  ],
+})
+export class AppModule {}

@@ -1,0 +1,64 @@
+import { resolve } from 'node:path';
+import { projectRoot } from 'src/common/project-root';
+import { INestApplication } from '@nestjs/common';
+import { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import type { NextFunction, Request, Response } from 'express';
+import { Logger } from 'nestjs-pino';
+import { envelope } from 'src/common/errors/all-exceptions.filter';
+import { answerClientError } from 'src/common/http/client-error';
+import { jsonBodyMiddleware } from 'src/common/http/json-body.middleware';
+import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
+import { RequestContext } from 'src/common/context/request-context';
+import { AppConfig } from 'src/config/app-config';
+
+export function buildOpenApi(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('Memory Service')
+    .setDescription('Self-hosted memory runtime for AI agents: episodes in, typed memories and token-bounded context out. Contract 0.6.1.')
+    .setVersion('0.6.1')
+    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api_key')
+    .addSecurityRequirements('api_key')
+    .build();
+  return SwaggerModule.createDocument(app, config);
+}
+
+/**
+ * ReDoc's standalone bundle is vendored (vendor/redoc, MIT) so /redoc works offline: the npm
+ * package would pull React and friends into production dependencies for one static file.
+ */
+const REDOC_BUNDLE = resolve(projectRoot(), 'vendor', 'redoc', 'redoc.standalone.js');
+const REDOC_HTML = `<!doctype html><html><head><title>Memory Service API</title><meta charset="utf-8"/></head>
+<body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`;
+
+/**
+ * Everything both `main.ts` and the tests apply to an app: middleware order, CORS, docs.
+ * Request id first (so every later error carries it), then our JSON parser.
+ */
+export function configureApp(app: NestExpressApplication, config: AppConfig): void {
+  app.useLogger(app.get(Logger));
+  app.set('trust proxy', config.trustedProxies === '' ? false : /^\d+$/.test(config.trustedProxies) ? Number(config.trustedProxies) : config.trustedProxies);
+  app.getHttpServer().on('clientError', answerClientError);
+  app.use(requestIdMiddleware);
+  const allowAll = config.corsOrigins.includes('*');
+  app.enableCors({
+    origin: allowAll ? true : (origin, cb) => cb(null, origin !== undefined && config.corsOrigins.includes(origin)),
+    exposedHeaders: ['X-Request-ID', 'Retry-After'],
+  });
+  app.use(jsonBodyMiddleware(config));
+  const document = buildOpenApi(app);
+  SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
+  app.use('/redoc', (req: Request, res: Response, next: NextFunction) => {
+    if (req.path === '/redoc.standalone.js') return res.sendFile(REDOC_BUNDLE);
+    if (req.path !== '/' && req.path !== '') return next();
+    res.type('html').send(REDOC_HTML);
+  });
+  app.enableShutdownHooks();
+}
+
+
+/** Express-level errors that never reach Nest (they are rare: a broken socket mid-parse). */
+export function expressErrorHandler(err: Error, _req: Request, res: Response, next: NextFunction): void {
+  if (res.headersSent) return next(err);
+  res.status(500).json(envelope('internal_error', 'Internal server error.', null, RequestContext.current()?.requestId ?? ''));
+}

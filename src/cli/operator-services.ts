@@ -1,0 +1,30 @@
+import type { AppConfig } from 'src/config/app-config';
+import { openDatabase } from 'src/db/data-source';
+import { AdminRepository } from 'src/modules/admin/admin.repository';
+import { AdminService } from 'src/modules/admin/admin.service';
+import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
+import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
+
+export interface OperatorServices {
+  admin: AdminService;
+  snapshots: SnapshotsService;
+}
+
+export const progress = (s: string) => process.stderr.write(s + '\n');
+export const result = (s: string) => process.stdout.write(s + '\n');
+
+/**
+ * The services behind the admin and snapshot endpoints, on a plain DataSource: they need nothing
+ * from Nest but the database, so the CLI skips the application context (no workers, no HTTP).
+ */
+export async function withOperatorServices<T>(config: AppConfig, fn: (services: OperatorServices) => Promise<T>): Promise<T> {
+  const db = await openDatabase(config);
+  progress(`database: ${db.engine} ${db.location}`);
+  try {
+    const admin = new AdminService(db.dataSource, new AdminRepository());
+    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), admin);
+    return await fn({ admin, snapshots });
+  } finally {
+    await db.close();
+  }
+}

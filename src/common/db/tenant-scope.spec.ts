@@ -1,0 +1,56 @@
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { EntityManager } from 'typeorm';
+import { TENANT_TABLES } from 'src/db/entities';
+import { compile, sql } from './sql';
+import { TenantScope } from './tenant-scope';
+import { TenantScopedRepository } from './tenant-scoped.repository';
+
+class ProbeRepository extends TenantScopedRepository {
+  protected readonly table = 'episodes';
+  run(scope: TenantScope, useTenant: boolean) {
+    const queryRunner = { query: async (text: string, values: unknown[]) => ({ records: [{ text, values }] }) };
+    const em = { queryRunner } as unknown as EntityManager;
+    return this.scoped(em, scope, (t) => (useTenant ? sql`SELECT 1 FROM episodes WHERE ${t('e')}` : sql`SELECT 1 FROM episodes`));
+  }
+}
+
+describe('TenantScope', () => {
+  it('filters by tenant when scoped and matches every row (NULL tenants too) when not', () => {
+    expect(compile(TenantScope.of('acme').predicate('e'))).toEqual({ text: 'e.tenant_id = $1', values: ['acme'] });
+    expect(compile(TenantScope.of(null).predicate('e')).text).toBe('TRUE');
+    expect(TenantScope.of(undefined)).toBe(TenantScope.ALL);
+  });
+
+  it('refuses a query that never asked for its tenant predicate', async () => {
+    const repo = new ProbeRepository();
+    await expect(repo.run(TenantScope.of('acme'), false)).rejects.toThrow(/without its tenant predicate/);
+    await expect(repo.run(TenantScope.of('acme'), true)).resolves.toEqual([{ text: 'SELECT 1 FROM episodes WHERE e.tenant_id = $1', values: ['acme'] }]);
+  });
+});
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const p = join(dir, f);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.spec.ts') ? [p] : [];
+  });
+}
+
+describe('tenant-owned tables are reached only through scoped repositories', () => {
+  const sources = files(join(__dirname, '..', '..', 'modules')).map((p) => ({ p, text: readFileSync(p, 'utf8') }));
+  // SQL keywords are written upper-case in this codebase; prose in comments is not.
+  const tablePattern = new RegExp(`\\b(FROM|INTO|UPDATE|JOIN)\\s+(${TENANT_TABLES.join('|')})\\b`);
+
+  it('no service, controller or worker writes SQL against a tenant table', () => {
+    const offenders = sources.filter(({ p, text }) => !p.endsWith('.repository.ts') && tablePattern.test(text)).map(({ p }) => p);
+    expect(offenders).toEqual([]);
+  });
+
+  it('every repository that touches a tenant table extends TenantScopedRepository and uses no TypeORM repository', () => {
+    const offenders = sources
+      .filter(({ p, text }) => p.endsWith('.repository.ts') && tablePattern.test(text))
+      .filter(({ text }) => !/extends TenantScopedRepository/.test(text) || /getRepository\(|InjectRepository\(/.test(text))
+      .map(({ p }) => p);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,0 +1,38 @@
+/** Every error code the API answers with, and its HTTP status (one table, used by the filter). */
+export enum ErrorCode {
+  ValidationError = 'validation_error',
+  MissingApiKey = 'missing_api_key',
+  InvalidApiKey = 'invalid_api_key',
+  RateLimited = 'rate_limited',
+  MissingTenant = 'missing_tenant',
+  NotFound = 'not_found',
+  Conflict = 'conflict',
+  InternalError = 'internal_error',
+  PayloadTooLarge = 'payload_too_large',
+  UnsupportedMediaType = 'unsupported_media_type',
+  ServiceUnavailable = 'service_unavailable',
+  UnsupportedFormatVersion = 'unsupported_format_version',
+  ChecksumMismatch = 'checksum_mismatch',
+  IdConflict = 'id_conflict',
+  InvalidDocument = 'invalid_document',
+}
+
+export const ERROR_STATUS: Record<ErrorCode, number> = {
+  [ErrorCode.ValidationError]: 422,
+  [ErrorCode.MissingApiKey]: 401,
+  [ErrorCode.InvalidApiKey]: 403,
+  [ErrorCode.RateLimited]: 429,
+  // compat.md: a missing tenant header is a 400.
+  [ErrorCode.MissingTenant]: 400,
+  [ErrorCode.NotFound]: 404,
+  [ErrorCode.Conflict]: 409,
+  [ErrorCode.InternalError]: 500,
+  [ErrorCode.PayloadTooLarge]: 413,
+  [ErrorCode.UnsupportedMediaType]: 415,
+  [ErrorCode.ServiceUnavailable]: 503,
+  // compat.md: import rejections are 400s, each with its own code.
+  [ErrorCode.UnsupportedFormatVersion]: 400,
+  [ErrorCode.ChecksumMismatch]: 400,
+  [ErrorCode.IdConflict]: 400,
+  [ErrorCode.InvalidDocument]: 400,
+};

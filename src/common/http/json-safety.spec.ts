@@ -1,0 +1,28 @@
+import { findJsonProblem, MAX_JSON_DEPTH } from './json-safety';
+
+describe('findJsonProblem', () => {
+  it('accepts ordinary JSON including emoji and astral characters', () => {
+    expect(findJsonProblem({ a: ['héllo 🔴', 1.5, null, true, { b: '𝄞' }] })).toBeNull();
+  });
+
+  it('names the path of a NUL byte in a value or a key', () => {
+    expect(findJsonProblem({ a: { b: ['ok', 'x\u0000y'] } })?.loc).toEqual(['a', 'b', 1]);
+    expect(findJsonProblem({ 'k\u0000': 1 })?.msg).toMatch(/NUL/);
+  });
+
+  it('rejects lone surrogates but not valid pairs', () => {
+    expect(findJsonProblem('\ud83d')?.msg).toMatch(/surrogate/);
+    expect(findJsonProblem('a\udc00')?.msg).toMatch(/surrogate/);
+    expect(findJsonProblem('\ud83d\ude00')).toBeNull();
+  });
+
+  it('rejects non-finite numbers and nesting past the limit without recursion', () => {
+    expect(findJsonProblem({ n: Infinity })?.loc).toEqual(['n']);
+    let deep: unknown = 1;
+    for (let i = 0; i < MAX_JSON_DEPTH + 1; i++) deep = [deep];
+    expect(findJsonProblem(deep)?.type).toBe('too_deep');
+    let veryDeep: unknown = 1;
+    for (let i = 0; i < 100000; i++) veryDeep = { a: veryDeep };
+    expect(findJsonProblem(veryDeep)?.type).toBe('too_deep');
+  });
+});

@@ -1,0 +1,43 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { countTokens, truncateToTokens } from './tokenizer';
+
+describe('tokenizer (cl100k)', () => {
+  it('counts tokens of plain English and of an empty string', () => {
+    expect(countTokens('')).toBe(0);
+    expect(countTokens('hello world')).toBe(2);
+  });
+
+  it('truncates to at most the given number of tokens', () => {
+    const text = 'The quick brown fox jumps over the lazy dog. '.repeat(20);
+    const cut = truncateToTokens(text, 15);
+    expect(countTokens(cut)).toBeLessThanOrEqual(15);
+    expect(text.startsWith(cut)).toBe(true);
+    expect(truncateToTokens('short', 10)).toBe('short');
+    expect(truncateToTokens('anything', 0)).toBe('');
+  });
+
+  it('never leaves a broken character when cutting inside emoji', () => {
+    const cut = truncateToTokens('🔴🟡🟢'.repeat(10), 3);
+    expect(cut).not.toContain('\uFFFD');
+    expect(countTokens(cut)).toBeLessThanOrEqual(3);
+  });
+});
+
+describe('tokenizer on pathological input', () => {
+  it('counts long runs of spaces or letters in slices, never below the exact count', () => {
+    // Unsliced, these take the encoder tens of seconds (the test timeout catches a regression).
+    expect(countTokens(' '.repeat(50000))).toBeGreaterThanOrEqual(50000 / 128);
+    expect(countTokens('x'.repeat(50000))).toBeGreaterThan(50000 / 128);
+    // Slicing only loses merges across the cut: a 300-letter run counts at least its exact tokens.
+    const run = 'ab'.repeat(150);
+    const exact = new Tiktoken(cl100k).encode(run).length;
+    expect(countTokens(run)).toBeGreaterThanOrEqual(exact);
+  });
+
+  it('truncates a long unbroken run within the budget', () => {
+    const cut = truncateToTokens('y'.repeat(20000), 50);
+    expect(countTokens(cut)).toBeLessThanOrEqual(50);
+    expect(cut.length).toBeGreaterThan(50);
+  });
+});

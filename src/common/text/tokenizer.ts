@@ -1,0 +1,55 @@
+import { Tiktoken } from 'js-tiktoken/lite';
+import cl100k from 'js-tiktoken/ranks/cl100k_base';
+
+/**
+ * Token counting with the cl100k_base vocabulary (the one most chat models' budgets are
+ * expressed in). Budgets in the contract are hard limits (`token_estimate <= max_tokens`), so
+ * every budget check in the service goes through this one counter.
+ *
+ * js-tiktoken's BPE is quadratic in the length of one pre-tokenised piece, so a long run of
+ * letters or whitespace (8,000 spaces took seconds) could stall a request. Runs longer than
+ * RUN_PIECE are counted in RUN_PIECE-sized slices. Splitting a run only removes merges across
+ * the cut, so the count can only grow: the result stays an upper bound of the exact count,
+ * and every budget check uses this same function, so `token_estimate <= max_tokens` holds.
+ */
+let encoder: Tiktoken | undefined;
+const RUN_PIECE = 128;
+const LONG_RUN = new RegExp(`\\s{${RUN_PIECE},}|[^\\s]{${RUN_PIECE},}`, 'g');
+
+function getEncoder(): Tiktoken {
+  encoder ??= new Tiktoken(cl100k);
+  return encoder;
+}
+
+function exact(text: string): number {
+  return text.length === 0 ? 0 : getEncoder().encode(text).length;
+}
+
+export function countTokens(text: string): number {
+  if (text.length === 0) return 0;
+  let total = 0;
+  let last = 0;
+  for (const m of text.matchAll(LONG_RUN)) {
+    total += exact(text.slice(last, m.index));
+    for (let i = 0; i < m[0].length; i += RUN_PIECE) total += exact(m[0].slice(i, i + RUN_PIECE));
+    last = m.index + m[0].length;
+  }
+  return total + exact(text.slice(last));
+}
+
+/** Longest prefix of `text` whose count is at most `maxTokens` (binary search on length). */
+export function truncateToTokens(text: string, maxTokens: number): string {
+  if (maxTokens <= 0) return '';
+  if (countTokens(text) <= maxTokens) return text;
+  let lo = 0;
+  let hi = text.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (countTokens(text.slice(0, mid)) <= maxTokens) lo = mid;
+    else hi = mid - 1;
+  }
+  // Never end on the first half of a surrogate pair.
+  const code = text.charCodeAt(lo - 1);
+  if (lo > 0 && code >= 0xd800 && code <= 0xdbff) lo -= 1;
+  return text.slice(0, lo);
+}

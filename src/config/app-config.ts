@@ -1,0 +1,227 @@
+import { SETTINGS, SettingSpec } from './config.schema';
+
+export const APP_CONFIG = Symbol('APP_CONFIG');
+
+export interface AppConfig {
+  databaseUrl: string | null;
+  dataDir: string;
+  databasePoolSize: number;
+  autoMigrate: boolean;
+  host: string;
+  port: number;
+  debug: boolean;
+  logLevel: string;
+  compilerType: 'heuristic' | 'llm';
+  embeddingProvider: 'stub' | 'none' | 'openai';
+  embeddingDimensions: number;
+  openaiApiKey: string;
+  openaiBaseUrl: string;
+  openaiEmbeddingModel: string;
+  llmCompilerModel: string;
+  llmResponseFormat: 'json_schema' | 'json_object' | 'none';
+  llmFallbackToHeuristic: boolean;
+  llmMaxEpisodesPerCompile: number;
+  llmChunkTokens: number;
+  llmMaxOutputTokens: number;
+  llmTimeoutMs: number;
+  llmMaxRetries: number;
+  llmConcurrency: number;
+  embeddingBatchSize: number;
+  embeddingTimeoutMs: number;
+  embeddingSendDimensions: 'auto' | 'true' | 'false';
+  embeddingBackfillIntervalMinutes: number;
+  defaultMaxContextTokens: number;
+  apiKey: string;
+  rateLimitRpm: number;
+  rateLimitStrategy: 'distributed' | 'memory';
+  trustedProxies: string;
+  webhookUrl: string;
+  webhookTimeoutMs: number;
+  webhookMaxAttempts: number;
+  webhookSecret: string;
+  compileJobRetentionHours: number;
+  corsOrigins: string[];
+  requireTenant: boolean;
+  tenantHeader: string;
+  enableSnapshots: boolean;
+  strictSchema: boolean;
+  maxBodyBytes: number;
+  maxImportBytes: number;
+  workersEnabled: boolean;
+  workerPollMs: number;
+  otelEndpoint: string;
+  otelHeaders: Record<string, string>;
+  otelServiceName: string;
+  otelSampleRatio: number;
+  mcpTenant: string;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+type Parsed = string | number | boolean | string[];
+
+function parseValue(spec: SettingSpec, raw: string): Parsed | { problem: string } {
+  const shown = JSON.stringify(spec.secret ? '<redacted>' : raw);
+  const name = `SERVICE_${spec.name}`;
+  switch (spec.kind) {
+    case 'bool': {
+      const v = raw.trim().toLowerCase();
+      if (['1', 'true', 'yes', 'on'].includes(v)) return true;
+      if (['0', 'false', 'no', 'off', ''].includes(v)) return false;
+      return { problem: `${name} must be a boolean (true/false/1/0), got ${shown}` };
+    }
+    case 'int':
+    case 'number': {
+      const v = raw.trim();
+      const ok = spec.kind === 'int' ? /^-?\d+$/.test(v) : /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(v);
+      const n = Number(v);
+      if (!ok || !Number.isFinite(n)) {
+        return { problem: `${name} must be ${spec.kind === 'int' ? 'an integer' : 'a number'}, got ${shown}` };
+      }
+      if ((spec.min !== undefined && n < spec.min) || (spec.max !== undefined && n > spec.max)) {
+        return { problem: `${name} must be between ${spec.min} and ${spec.max}, got ${shown}` };
+      }
+      return n;
+    }
+    case 'enum': {
+      const v = raw.trim().toLowerCase();
+      if (!spec.values!.includes(v)) return { problem: `${name} must be one of ${spec.values!.join(', ')}, got ${shown}` };
+      return v;
+    }
+    case 'json-list': {
+      try {
+        const v: unknown = JSON.parse(raw);
+        if (Array.isArray(v) && v.every((x) => typeof x === 'string')) return v as string[];
+      } catch {
+        // Also accept a comma-separated list, which is what operators tend to type.
+        if (!raw.trim().startsWith('[')) return raw.split(',').map((s) => s.trim()).filter(Boolean);
+      }
+      return { problem: `${name} must be a JSON list of strings like ["https://a.example"], got ${shown}` };
+    }
+    default:
+      return raw;
+  }
+}
+
+/** `key=value,key2=value2` (the OTEL_EXPORTER_OTLP_HEADERS format, values URL-encoded) or null when malformed. */
+export function parseHeaderList(raw: string): Record<string, string> | null {
+  const out: Record<string, string> = {};
+  for (const part of raw.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    if (eq <= 0) return null;
+    try {
+      out[part.slice(0, eq).trim()] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
+
+/** Normalises the URL forms older deployments use (`postgresql+asyncpg://`) to what pg reads. */
+export function normaliseDatabaseUrl(raw: string): string | { problem: string } {
+  const url = raw.trim();
+  if (url === '') return '';
+  const m = /^(postgres(?:ql)?)(\+[a-z0-9]+)?:\/\//i.exec(url);
+  if (!m) {
+    return { problem: `SERVICE_DATABASE_URL must start with postgresql://, postgres:// or postgresql+asyncpg:// (other databases are not supported), got scheme ${JSON.stringify(url.split(':')[0])}` };
+  }
+  return `postgresql://${url.slice(m[0].length)}`;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
+  const problems: string[] = [];
+  const values = new Map<string, Parsed>();
+  for (const spec of SETTINGS) {
+    let raw = env[`SERVICE_${spec.name}`];
+    for (const alias of spec.aliases ?? []) raw ??= env[alias];
+    const parsed = parseValue(spec, raw ?? spec.default);
+    if (typeof parsed === 'object' && !Array.isArray(parsed)) problems.push(parsed.problem);
+    else values.set(spec.name, parsed);
+  }
+  const dbUrl = normaliseDatabaseUrl(String(values.get('DATABASE_URL') ?? ''));
+  if (typeof dbUrl === 'object') problems.push(dbUrl.problem);
+  const tenantHeader = String(values.get('TENANT_HEADER') ?? '');
+  if (!/^[A-Za-z0-9-]{1,64}$/.test(tenantHeader)) {
+    problems.push(`SERVICE_TENANT_HEADER must be a header name (letters, digits, dashes), got ${JSON.stringify(tenantHeader)}`);
+  }
+  const webhookUrl = String(values.get('WEBHOOK_URL') ?? '');
+  if (webhookUrl && !/^https?:\/\/\S+$/i.test(webhookUrl)) {
+    problems.push(`SERVICE_WEBHOOK_URL must be an http(s) URL, got ${JSON.stringify(webhookUrl)}`);
+  }
+  const openaiBaseUrl = String(values.get('OPENAI_BASE_URL') ?? '');
+  if (openaiBaseUrl && !/^https?:\/\/\S+$/i.test(openaiBaseUrl)) {
+    problems.push(`SERVICE_OPENAI_BASE_URL must be an http(s) URL like http://127.0.0.1:11434/v1, got ${JSON.stringify(openaiBaseUrl)}`);
+  }
+  const otelEndpoint = String(values.get('OTEL_EXPORTER_OTLP_ENDPOINT') ?? '').trim();
+  if (otelEndpoint && !/^https?:\/\/\S+$/i.test(otelEndpoint)) {
+    problems.push(`SERVICE_OTEL_EXPORTER_OTLP_ENDPOINT must be an http(s) URL like http://otel-collector:4318, got ${JSON.stringify(otelEndpoint)}`);
+  }
+  const otelHeaders = parseHeaderList(String(values.get('OTEL_EXPORTER_OTLP_HEADERS') ?? ''));
+  if (otelHeaders === null) problems.push('SERVICE_OTEL_EXPORTER_OTLP_HEADERS must be a list like key=value,key2=value2');
+  const mcpTenant = String(values.get('MCP_TENANT') ?? '');
+  if (mcpTenant.length > 256) problems.push('SERVICE_MCP_TENANT must be at most 256 characters');
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  const get = <T extends Parsed>(name: string) => values.get(name) as T;
+  const databaseUrl = (dbUrl as string) || null;
+  const autoMigrate = get<string>('AUTO_MIGRATE');
+  const debug = get<boolean>('DEBUG');
+  return Object.freeze({
+    databaseUrl,
+    dataDir: get<string>('DATA_DIR'),
+    databasePoolSize: get<number>('DATABASE_POOL_SIZE'),
+    autoMigrate: autoMigrate === 'auto' ? databaseUrl === null : autoMigrate === 'true',
+    host: get<string>('HOST'),
+    port: get<number>('PORT'),
+    debug,
+    logLevel: debug && get<string>('LOG_LEVEL') === 'info' ? 'debug' : get<string>('LOG_LEVEL'),
+    compilerType: get<AppConfig['compilerType']>('COMPILER_TYPE'),
+    embeddingProvider: get<AppConfig['embeddingProvider']>('EMBEDDING_PROVIDER'),
+    embeddingDimensions: get<number>('EMBEDDING_DIMENSIONS'),
+    openaiApiKey: get<string>('OPENAI_API_KEY'),
+    openaiBaseUrl: get<string>('OPENAI_BASE_URL'),
+    openaiEmbeddingModel: get<string>('OPENAI_EMBEDDING_MODEL'),
+    llmCompilerModel: get<string>('LLM_COMPILER_MODEL'),
+    llmResponseFormat: get<AppConfig['llmResponseFormat']>('LLM_RESPONSE_FORMAT'),
+    llmFallbackToHeuristic: get<boolean>('LLM_FALLBACK_TO_HEURISTIC'),
+    llmMaxEpisodesPerCompile: get<number>('LLM_MAX_EPISODES_PER_COMPILE'),
+    llmChunkTokens: get<number>('LLM_CHUNK_TOKENS'),
+    llmMaxOutputTokens: get<number>('LLM_MAX_OUTPUT_TOKENS'),
+    llmTimeoutMs: Math.round(get<number>('LLM_TIMEOUT') * 1000),
+    llmMaxRetries: get<number>('LLM_MAX_RETRIES'),
+    llmConcurrency: get<number>('LLM_CONCURRENCY'),
+    embeddingBatchSize: get<number>('EMBEDDING_BATCH_SIZE'),
+    embeddingTimeoutMs: Math.round(get<number>('EMBEDDING_TIMEOUT') * 1000),
+    embeddingSendDimensions: get<AppConfig['embeddingSendDimensions']>('EMBEDDING_SEND_DIMENSIONS'),
+    embeddingBackfillIntervalMinutes: get<number>('EMBEDDING_BACKFILL_INTERVAL_MINUTES'),
+    defaultMaxContextTokens: get<number>('DEFAULT_MAX_CONTEXT_TOKENS'),
+    apiKey: get<string>('API_KEY'),
+    rateLimitRpm: get<number>('RATE_LIMIT_RPM'),
+    rateLimitStrategy: get<AppConfig['rateLimitStrategy']>('RATE_LIMIT_STRATEGY'),
+    trustedProxies: get<string>('TRUSTED_PROXIES'),
+    webhookUrl,
+    webhookTimeoutMs: Math.round(get<number>('WEBHOOK_TIMEOUT') * 1000),
+    webhookMaxAttempts: get<number>('WEBHOOK_MAX_ATTEMPTS'),
+    webhookSecret: get<string>('WEBHOOK_SECRET'),
+    compileJobRetentionHours: get<number>('COMPILE_JOB_RETENTION_HOURS'),
+    corsOrigins: Object.freeze([...get<string[]>('CORS_ORIGINS')]) as string[],
+    requireTenant: get<boolean>('REQUIRE_TENANT'),
+    tenantHeader,
+    enableSnapshots: get<boolean>('ENABLE_SNAPSHOTS'),
+    strictSchema: get<boolean>('STRICT_SCHEMA'),
+    maxBodyBytes: get<number>('MAX_BODY_BYTES'),
+    maxImportBytes: get<number>('MAX_IMPORT_BYTES'),
+    workersEnabled: get<boolean>('WORKERS_ENABLED'),
+    workerPollMs: get<number>('WORKER_POLL_MS'),
+    otelEndpoint,
+    otelHeaders: Object.freeze({ ...otelHeaders }),
+    otelServiceName: get<string>('OTEL_SERVICE_NAME'),
+    otelSampleRatio: get<number>('OTEL_SAMPLE_RATIO'),
+    mcpTenant,
+  });
+}

@@ -1,0 +1,74 @@
+/**
+ * Every SERVICE_* setting: the contract's table plus the operational ones this
+ * implementation adds. This list is the single source for parsing, validation and the
+ * configuration reference in docs/.
+ */
+export type SettingKind = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'json-list' | 'url';
+
+export interface SettingSpec {
+  /** Name without the SERVICE_ prefix. */
+  name: string;
+  kind: SettingKind;
+  default: string;
+  description: string;
+  secret?: boolean;
+  min?: number;
+  max?: number;
+  values?: readonly string[];
+  /** Other environment variables read when the SERVICE_ one is absent (provider conventions). */
+  aliases?: readonly string[];
+}
+
+export const SETTINGS: readonly SettingSpec[] = [
+  { name: 'DATABASE_URL', kind: 'string', default: '', description: 'PostgreSQL URL (postgresql://, postgres:// or postgresql+asyncpg://). Empty: embedded PGlite under DATA_DIR.', secret: true },
+  { name: 'DATA_DIR', kind: 'string', default: './data', description: 'Directory of the embedded PGlite database (used when DATABASE_URL is empty).' },
+  { name: 'DATABASE_POOL_SIZE', kind: 'int', default: '10', min: 1, max: 200, description: 'Connections in the PostgreSQL pool (the embedded engine always uses 1).' },
+  { name: 'AUTO_MIGRATE', kind: 'enum', default: 'auto', values: ['auto', 'true', 'false'], description: 'Run pending migrations at start-up. auto: always on the embedded engine, never on PostgreSQL (run `npm run migrate -- upgrade head`).' },
+  { name: 'HOST', kind: 'string', default: '0.0.0.0', description: 'Bind host.' },
+  { name: 'PORT', kind: 'int', default: '8100', min: 0, max: 65535, description: 'Bind port.' },
+  { name: 'DEBUG', kind: 'bool', default: 'false', description: 'Debug logging with a human-readable console renderer.' },
+  { name: 'LOG_LEVEL', kind: 'enum', default: 'info', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], description: 'Minimum log level (debug when DEBUG=true).' },
+  { name: 'COMPILER_TYPE', kind: 'enum', default: 'heuristic', values: ['heuristic', 'llm'], description: 'Memory compiler.' },
+  { name: 'EMBEDDING_PROVIDER', kind: 'enum', default: 'stub', values: ['stub', 'none', 'openai'], description: 'stub: deterministic local embedding; none: no embeddings; openai: OpenAI or any OpenAI-compatible server.' },
+  { name: 'EMBEDDING_DIMENSIONS', kind: 'int', default: '1536', min: 8, max: 16000, description: 'Vector dimensions.' },
+  { name: 'OPENAI_API_KEY', kind: 'string', default: '', description: 'Key for the OpenAI-compatible provider (OPENAI_API_KEY is also read).', secret: true, aliases: ['OPENAI_API_KEY'] },
+  { name: 'OPENAI_BASE_URL', kind: 'string', default: '', description: 'Base URL of an OpenAI-compatible server (Ollama, vLLM, llama.cpp, LM Studio). Empty: api.openai.com.', aliases: ['OPENAI_BASE_URL'] },
+  { name: 'OPENAI_EMBEDDING_MODEL', kind: 'string', default: 'text-embedding-3-small', description: 'Embedding model.' },
+  { name: 'LLM_COMPILER_MODEL', kind: 'string', default: 'gpt-4o-mini', description: 'Chat model for the llm compiler.' },
+  { name: 'LLM_RESPONSE_FORMAT', kind: 'enum', default: 'json_schema', values: ['json_schema', 'json_object', 'none'], description: 'How the llm compiler asks for JSON: json_schema (OpenAI, vLLM, llama.cpp, LM Studio, recent Ollama), json_object (JSON mode), none (prompt only; the reply is still parsed and validated).' },
+  { name: 'LLM_FALLBACK_TO_HEURISTIC', kind: 'bool', default: 'false', description: 'When the llm compiler fails (model unreachable, invalid output after one repair retry), compile with the heuristic compiler instead of failing the compile.' },
+  { name: 'LLM_MAX_EPISODES_PER_COMPILE', kind: 'int', default: '200', min: 1, max: 100000, description: 'Most uncompiled episodes (oldest first) one llm compile processes; the rest stay uncompiled for the next compile.' },
+  { name: 'LLM_CHUNK_TOKENS', kind: 'int', default: '6000', min: 256, max: 1000000, description: 'Episode text per llm request, in tokens; a subject\'s episodes are sent in chunks of at most this size (a longer episode is cut to it).' },
+  { name: 'LLM_MAX_OUTPUT_TOKENS', kind: 'int', default: '4096', min: 0, max: 1000000, description: 'max_tokens of each llm request; 0 sends no limit.' },
+  { name: 'LLM_TIMEOUT', kind: 'number', default: '120', min: 0.1, max: 3600, description: 'Timeout of one llm request in seconds (each retry gets its own).' },
+  { name: 'LLM_MAX_RETRIES', kind: 'int', default: '2', min: 0, max: 10, description: 'Retries of a model request (llm and embeddings) after a timeout, a connection error, 429 (Retry-After is honoured up to 60 s) or 5xx, with exponential backoff.' },
+  { name: 'LLM_CONCURRENCY', kind: 'int', default: '4', min: 1, max: 256, description: 'Most model requests (llm and embeddings together) in flight at once in this process.' },
+  { name: 'EMBEDDING_BATCH_SIZE', kind: 'int', default: '64', min: 1, max: 2048, description: 'Texts per embedding request (openai provider).' },
+  { name: 'EMBEDDING_TIMEOUT', kind: 'number', default: '30', min: 0.1, max: 3600, description: 'Timeout of one embedding request in seconds (each retry gets its own).' },
+  { name: 'EMBEDDING_SEND_DIMENSIONS', kind: 'enum', default: 'auto', values: ['auto', 'true', 'false'], description: 'Send EMBEDDING_DIMENSIONS as the `dimensions` request parameter. auto: only for OpenAI text-embedding-3 models (others reject it; their native size must equal EMBEDDING_DIMENSIONS).' },
+  { name: 'EMBEDDING_BACKFILL_INTERVAL_MINUTES', kind: 'int', default: '5', min: 0, max: 10080, description: 'How often the background task embeds memories stored without an embedding (provider was down); 0 disables it (use the `embeddings backfill` command).' },
+  { name: 'DEFAULT_MAX_CONTEXT_TOKENS', kind: 'int', default: '4000', min: 1, max: 128000, description: 'Default context budget.' },
+  { name: 'API_KEY', kind: 'string', default: '', description: 'Authentication key; empty means open access.', secret: true },
+  { name: 'RATE_LIMIT_RPM', kind: 'int', default: '0', min: 0, max: 1000000, description: 'Requests per minute per client IP; 0 disables.' },
+  { name: 'RATE_LIMIT_STRATEGY', kind: 'enum', default: 'distributed', values: ['distributed', 'memory'], description: 'distributed: database fixed window shared by all processes; memory: per-process sliding window.' },
+  { name: 'TRUSTED_PROXIES', kind: 'string', default: '', description: 'Express "trust proxy" value (e.g. loopback, 10.0.0.0/8, or a hop count) so the client IP is read from X-Forwarded-For. Empty: trust none.' },
+  { name: 'WEBHOOK_URL', kind: 'string', default: '', description: 'Webhook callback URL; empty disables webhooks.' },
+  { name: 'WEBHOOK_TIMEOUT', kind: 'number', default: '5.0', min: 0.1, max: 300, description: 'Webhook timeout in seconds.' },
+  { name: 'WEBHOOK_MAX_ATTEMPTS', kind: 'int', default: '8', min: 1, max: 100, description: 'Delivery attempts before an event is dead-lettered.' },
+  { name: 'WEBHOOK_SECRET', kind: 'string', default: '', description: 'When set, deliveries carry an HMAC-SHA256 signature header.', secret: true },
+  { name: 'COMPILE_JOB_RETENTION_HOURS', kind: 'number', default: '168', min: 0, max: 87600, description: 'Hours completed or failed compile jobs are kept; 0 means no cleanup.' },
+  { name: 'CORS_ORIGINS', kind: 'json-list', default: '["*"]', description: 'Allowed CORS origins as a JSON list.' },
+  { name: 'REQUIRE_TENANT', kind: 'bool', default: 'false', description: 'Require the tenant header; turns on tenant isolation.' },
+  { name: 'TENANT_HEADER', kind: 'string', default: 'X-Tenant-ID', description: 'Name of the tenant header.' },
+  { name: 'ENABLE_SNAPSHOTS', kind: 'bool', default: 'false', description: 'Enables snapshot and cleanup admin endpoints and the hourly cleanup.' },
+  { name: 'STRICT_SCHEMA', kind: 'bool', default: 'false', description: 'Refuse to start on schema mismatch (set to 1).' },
+  { name: 'MAX_BODY_BYTES', kind: 'int', default: '2097152', min: 1024, max: 1073741824, description: 'Largest accepted request body in bytes (413 above it).' },
+  { name: 'MAX_IMPORT_BYTES', kind: 'int', default: '268435456', min: 1024, max: 4294967296, description: 'Largest accepted /admin/import body in bytes.' },
+  { name: 'WORKERS_ENABLED', kind: 'bool', default: 'true', description: 'Run the compile-job and webhook workers and the cron tasks in this process.' },
+  { name: 'WORKER_POLL_MS', kind: 'int', default: '1000', min: 10, max: 600000, description: 'How often idle workers look for new rows.' },
+  { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', kind: 'string', default: '', description: 'OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces go to <url>/v1/traces. Empty: tracing off.', aliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },
+  { name: 'OTEL_EXPORTER_OTLP_HEADERS', kind: 'string', default: '', description: 'Headers sent to the collector, as `key=value,key2=value2`.', secret: true, aliases: ['OTEL_EXPORTER_OTLP_HEADERS'] },
+  { name: 'OTEL_SERVICE_NAME', kind: 'string', default: 'memory-service', description: 'service.name resource attribute of the spans.', aliases: ['OTEL_SERVICE_NAME'] },
+  { name: 'OTEL_SAMPLE_RATIO', kind: 'number', default: '1', min: 0, max: 1, description: 'Share of new traces sampled (a parent\'s decision is kept).' },
+  { name: 'MCP_TENANT', kind: 'string', default: '', description: 'Tenant of the stdio MCP server (`mcp` command) when no --tenant flag is given; required there when REQUIRE_TENANT is on.' },
+] as const;

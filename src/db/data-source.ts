@@ -1,0 +1,141 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
+import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DataSource, DataSourceOptions } from 'typeorm';
+import { lockDataDir } from './data-dir-lock';
+import { ENTITIES } from './entities';
+
+export type Engine = 'postgres' | 'pglite';
+
+export interface Database {
+  dataSource: DataSource;
+  engine: Engine;
+  /** Where the data lives, without credentials (for logs and /readyz). */
+  location: string;
+  close(): Promise<void>;
+}
+
+export interface DatabaseSettings {
+  databaseUrl: string | null;
+  dataDir: string;
+  databasePoolSize: number;
+}
+
+function baseOptions(url: string, poolSize: number, keepIdle = false): DataSourceOptions {
+  return {
+    type: 'postgres',
+    url,
+    entities: ENTITIES,
+    synchronize: false,
+    migrationsRun: false,
+    uuidExtension: 'pgcrypto',
+    poolSize,
+    // pg keeps idle connections for reuse; a bounded connect timeout makes a down database
+    // fail requests fast instead of hanging them.
+    // keepIdle: the embedded server's only connection is never closed for idleness, because
+    // pglite-socket counts a closing connection for a few ms and would refuse the reconnect.
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: keepIdle ? 0 : 30000 },
+    logging: false,
+  };
+}
+
+/**
+ * Connects, retrying refused or dropped first connections for a few seconds: PostgreSQL may
+ * still be starting (compose, Kubernetes), and a single-connection server (PGlite, tests)
+ * may still be closing the previous client's socket.
+ */
+export async function initializeWithRetry(ds: DataSource, attempts = 40, delayMs = 100): Promise<void> {
+  for (let i = 1; ; i++) {
+    try {
+      await ds.initialize();
+      return;
+    } catch (err) {
+      const msg = (err as Error).message;
+      const transient = /terminated unexpectedly|ECONNREFUSED|ECONNRESET|the database system is starting up|timeout/i.test(msg);
+      if (!transient || i >= attempts) throw err;
+      await new Promise((r) => setTimeout(r, delayMs));
+    }
+  }
+}
+
+interface PoolCounts {
+  totalCount: number;
+  idleCount: number;
+}
+
+/**
+ * Waits (bounded) until no connection is checked out: work that outlives its response (an
+ * export's COMMIT after the last byte, a worker's current item) finishes before the pool ends.
+ * Closing the embedded engine's only connection mid-transaction would leave PGlite's single
+ * session inside that transaction.
+ */
+export async function drainPool(ds: DataSource, timeoutMs = 10_000): Promise<void> {
+  const pool = (ds.driver as unknown as { master?: PoolCounts }).master;
+  if (!pool) return;
+  const deadline = Date.now() + timeoutMs;
+  while (pool.totalCount > pool.idleCount && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+async function closeDataSource(ds: DataSource): Promise<void> {
+  if (!ds.isInitialized) return;
+  await drainPool(ds);
+  await ds.destroy();
+}
+
+export function redactUrl(url: string): string {
+  return url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1:***@');
+}
+
+/**
+ * PostgreSQL when a URL is configured; otherwise PGlite (Postgres in WASM) persisted under
+ * dataDir and served on a loopback socket so the ordinary pg driver talks to it. PGlite is a
+ * single session, so the pool is exactly one connection: a second one would be refused, not
+ * queued (which is why services always pass the transaction's EntityManager down).
+ */
+export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
+  if (settings.databaseUrl) {
+    const ds = new DataSource(baseOptions(settings.databaseUrl, settings.databasePoolSize, settings.databasePoolSize === 1));
+    await initializeWithRetry(ds);
+    return { dataSource: ds, engine: 'postgres', location: redactUrl(settings.databaseUrl), close: () => closeDataSource(ds) };
+  }
+  const dir = resolve(settings.dataDir, 'pglite');
+  mkdirSync(dir, { recursive: true });
+  // A second process on the same files would corrupt them: refuse to start instead.
+  const unlock = lockDataDir(resolve(settings.dataDir));
+  let db: PGlite;
+  let server: PGLiteSocketServer;
+  let ds: DataSource;
+  try {
+    db = await PGlite.create({ dataDir: dir, extensions: { vector } });
+    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+    await server.start();
+  } catch (err) {
+    unlock();
+    throw err;
+  }
+  try {
+    const port = (server as unknown as { port: number }).port;
+    ds = new DataSource(baseOptions(`postgresql://postgres@127.0.0.1:${port}/postgres`, 1, true));
+    await initializeWithRetry(ds);
+  } catch (err) {
+    await server.stop();
+    await db.close();
+    unlock();
+    throw err;
+  }
+  return {
+    dataSource: ds,
+    engine: 'pglite',
+    location: dir,
+    close: async () => {
+      await closeDataSource(ds);
+      await server.stop();
+      await db.close();
+      unlock();
+    },
+  };
+}

@@ -1,0 +1,37 @@
+import { MigrationInterface } from 'typeorm';
+import { InitialSchema1700000000001 } from '../../migrations/0001_initial_schema';
+import { CompileJobs1700000000002 } from '../../migrations/0002_compile_jobs';
+import { MemoryAttributes1700000000003 } from '../../migrations/0003_memory_attributes';
+import { EmbeddingAsText1700000000004 } from '../../migrations/0004_embedding_as_text';
+import { WebhookEvents1700000000005 } from '../../migrations/0005_webhook_events';
+import { Resolutions1700000000006 } from '../../migrations/0006_resolutions';
+import { Snapshots1700000000007 } from '../../migrations/0007_snapshots';
+import { AddTenantIdColumns1700000000008 } from '../../migrations/0008_add_tenant_id_columns';
+import { AddRateLimitTable1700000000009 } from '../../migrations/0009_add_rate_limit_table';
+import { EpisodeSessionsAndSearch1700000000010 } from '../../migrations/0010_episode_sessions_and_search';
+import { JobResultsAndLeases1700000000011 } from '../../migrations/0011_job_results_and_leases';
+import { AddHealthCache1700000000012 } from '../../migrations/0012_add_health_cache';
+
+export interface Revision extends MigrationInterface {
+  readonly revision: string;
+}
+
+/** Every migration in order; the last one is the head this app version expects. */
+export const MIGRATIONS: readonly (new () => Revision)[] = [
+  InitialSchema1700000000001,
+  CompileJobs1700000000002,
+  MemoryAttributes1700000000003,
+  EmbeddingAsText1700000000004,
+  WebhookEvents1700000000005,
+  Resolutions1700000000006,
+  Snapshots1700000000007,
+  AddTenantIdColumns1700000000008,
+  AddRateLimitTable1700000000009,
+  EpisodeSessionsAndSearch1700000000010,
+  JobResultsAndLeases1700000000011,
+  AddHealthCache1700000000012,
+];
+
+export const EXPECTED_HEAD = '0012_add_health_cache';
+/** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
+export const MINIMUM_COMPATIBLE = '0012_add_health_cache';

@@ -1,0 +1,72 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantOptional } from 'src/common/guards/public.decorator';
+import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
+import type { BodyRequest } from 'src/common/http/json-body.middleware';
+import { AdminService } from './admin.service';
+import { ExportQueryDto, SubjectParamDto } from './dto/export.dto';
+import { ImportBodyDto, ImportResultDto } from './dto/import.dto';
+import { JobsPageDto, ListJobsQueryDto } from './dto/jobs.dto';
+import { TenantAuditDto } from './dto/tenant-audit.dto';
+import { parseLossless } from './python-json';
+
+/**
+ * Operator endpoints. They may filter by tenant (a `tenant_id` parameter) but are not
+ * restricted by the tenant header (contract "Operator endpoints").
+ */
+@ApiTags('admin')
+@ApiErrors()
+@TenantOptional()
+@Controller('admin')
+export class AdminController {
+  constructor(private readonly admin: AdminService) {}
+
+  /** Compile jobs, newest first, filterable by status, subject and tenant. */
+  @Get('jobs')
+  @ApiOkResponse({ type: JobsPageDto })
+  listJobs(@Query() query: ListJobsQueryDto): Promise<JobsPageDto> {
+    return this.admin.listJobs(TenantScope.of(query.tenant_id), query);
+  }
+
+  /** Counts of rows whose tenant_id is NULL (legacy rows from before tenant support). */
+  @Get('tenant-audit')
+  @ApiOkResponse({ type: TenantAuditDto })
+  tenantAudit(): Promise<TenantAuditDto> {
+    return this.admin.tenantAudit();
+  }
+
+  /**
+   * The subject as a portable, checksummed JSON document (format_version "1.0"), streamed.
+   * Optional `tenant_id` exports only that tenant's rows. 404 when the subject has no rows.
+   */
+  @Get('export/:subject_id')
+  @ApiProduces('application/json')
+  @ApiOkResponse({ description: 'Export document: format_version, exported_at, subject_id, tenant_id, episodes, memories, counts, checksum.' })
+  @ApiResponse({ status: 404, description: 'not_found', type: ErrorEnvelopeDto })
+  async exportSubject(@Param() params: SubjectParamDto, @Query() query: ExportQueryDto, @Res() res: Response): Promise<void> {
+    res.type('application/json');
+    await this.admin.exportSubject(TenantScope.of(query.tenant_id), params.subject_id, res);
+  }
+
+  /**
+   * Imports an export document. 400 `unsupported_format_version`, `checksum_mismatch`,
+   * `id_conflict` (preserve_ids) or `invalid_document`; nothing is written on a rejection.
+   */
+  @Post('import')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ImportResultDto })
+  @ApiResponse({ status: 400, description: 'unsupported_format_version | checksum_mismatch | id_conflict | invalid_document', type: ErrorEnvelopeDto })
+  importDocument(@Req() req: BodyRequest, @Body() body: ImportBodyDto): Promise<ImportResultDto> {
+    // The document is verified from the exact body text: the validated body has lost the text of
+    // numbers like `1.0`, which the checksum covers. The parser keeps that text only for the exact
+    // path /admin/import; a variant path (trailing slash) falls back to the parsed body.
+    const document = req.rawBody !== undefined ? (parseLossless(req.rawBody) as { document: unknown }).document : body.document;
+    return this.admin.importDocument(document, {
+      targetSubjectId: body.target_subject_id,
+      targetTenantId: body.target_tenant_id,
+      preserveIds: body.preserve_ids ?? true,
+    });
+  }
+}

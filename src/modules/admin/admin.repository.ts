@@ -1,0 +1,181 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { episodeText } from 'src/modules/episodes/episode-text';
+import { JobRow, JobStatus } from './dto/jobs.dto';
+import { type EpisodeItem, type EpisodeRow, type JsonObject, type MemoryItem, type MemoryRow, TIMESTAMP_SQL_FORMAT } from './export-document';
+import { parseLossless } from './python-json';
+
+/** Where the previous page ended: the last row's created_at (as exported text) and tiebreaker. */
+export interface PageCursor {
+  createdAt: string;
+  key: string;
+}
+
+interface EpisodeSelect extends Omit<EpisodeItem, 'payload' | 'metadata' | 'provenance'> {
+  payload: string;
+  metadata: string;
+  provenance: string;
+  seq: string;
+}
+
+interface MemorySelect extends Omit<MemoryItem, 'metadata'> {
+  metadata: string;
+}
+
+/** Rows per INSERT: keeps the one JSON parameter of a statement to a few megabytes. */
+const INSERT_CHUNK = 500;
+
+const ts = (column: string) => sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${TIMESTAMP_SQL_FORMAT})`;
+
+/**
+ * Operator SQL over episodes, memories and compile_jobs. Export and import move whole subjects
+ * in bulk, so they read and write those tables directly (still through the tenant-scoped base)
+ * rather than row by row through the owning modules. Timestamps are read as microsecond text and
+ * jsonb as text parsed losslessly, so an export holds exactly what is stored.
+ */
+@Injectable()
+export class AdminRepository extends TenantScopedRepository {
+  protected readonly table = 'episodes/memories/compile_jobs';
+
+  async listJobs(em: EntityManager, scope: TenantScope, filter: { status?: JobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
+    return this.scoped<JobRow>(em, scope, (t) => sql`
+      SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
+      FROM compile_jobs
+      WHERE ${t()}
+        ${filter.status ? sql`AND status = ${filter.status}` : raw('')}
+        ${filter.subjectId !== undefined ? sql`AND subject_id = ${filter.subjectId}` : raw('')}
+      ORDER BY created_at DESC, id DESC
+      LIMIT ${filter.limit} OFFSET ${filter.offset}`);
+  }
+
+  /** Contract "Tenant isolation" rule 4: rows lacking a tenant_id, per table. */
+  async countNullTenantRows(em: EntityManager): Promise<{ episodes: number; memories: number; compile_jobs: number }> {
+    const [row] = await this.scoped<{ episodes: number; memories: number; compile_jobs: number }>(em, TenantScope.ALL, (t) => sql`
+      SELECT
+        (SELECT count(*)::int FROM episodes WHERE ${t()} AND tenant_id IS NULL) AS episodes,
+        (SELECT count(*)::int FROM memories WHERE ${t()} AND tenant_id IS NULL) AS memories,
+        (SELECT count(*)::int FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL) AS compile_jobs`);
+    return row;
+  }
+
+  /** Distinct tenants holding rows of the subject, at most two (enough to tell none, one, many). */
+  async subjectTenants(em: EntityManager, scope: TenantScope, subjectId: string): Promise<(string | null)[]> {
+    const rows = await this.scoped<{ tenant_id: string | null }>(em, scope, (t) => sql`
+      SELECT tenant_id FROM (
+        (SELECT DISTINCT tenant_id FROM episodes WHERE ${t()} AND subject_id = ${subjectId} LIMIT 2)
+        UNION
+        (SELECT DISTINCT tenant_id FROM memories WHERE ${t()} AND subject_id = ${subjectId} LIMIT 2)
+      ) s LIMIT 2`);
+    return rows.map((r) => r.tenant_id);
+  }
+
+  /**
+   * One page of a subject's episodes in time order (created_at, then insertion order). ORDER BY
+   * names the table's columns: the output columns of the same names are text.
+   */
+  async episodePage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number): Promise<{ items: EpisodeItem[]; cursor: PageCursor | null }> {
+    const rows = await this.scoped<EpisodeSelect>(em, scope, (t) => sql`
+      SELECT id, tenant_id, subject_id, session_id, source, type,
+        payload::text AS payload, metadata::text AS metadata, provenance::text AS provenance,
+        ${ts('created_at')} AS created_at, ${ts('last_compiled_at')} AS last_compiled_at, seq::text AS seq
+      FROM episodes e
+      WHERE ${t('e')} AND e.subject_id = ${subjectId}
+        ${after ? sql`AND (e.created_at, e.seq) > (${after.createdAt}::timestamptz, ${after.key}::bigint)` : raw('')}
+      ORDER BY e.created_at, e.seq
+      LIMIT ${limit}`);
+    const items = rows.map(({ payload, metadata, provenance, seq: _seq, ...rest }) => ({
+      ...rest,
+      payload: parseLossless(payload) as JsonObject,
+      metadata: parseLossless(metadata) as JsonObject,
+      provenance: parseLossless(provenance) as JsonObject,
+    }));
+    const last = rows[rows.length - 1];
+    return { items, cursor: last ? { createdAt: last.created_at, key: last.seq } : null };
+  }
+
+  /** One page of a subject's memories, ordered by (created_at, id). */
+  async memoryPage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number): Promise<{ items: MemoryItem[]; cursor: PageCursor | null }> {
+    const rows = await this.scoped<MemorySelect>(em, scope, (t) => sql`
+      SELECT id, tenant_id, subject_id, kind, content, summary, confidence,
+        ${ts('valid_from')} AS valid_from, ${ts('valid_to')} AS valid_to,
+        source_episode_ids::text[] AS source_episode_ids, metadata::text AS metadata, status, embedding,
+        attribute_key, superseded_by::text AS superseded_by,
+        ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at
+      FROM memories m
+      WHERE ${t('m')} AND m.subject_id = ${subjectId}
+        ${after ? sql`AND (m.created_at, m.id) > (${after.createdAt}::timestamptz, ${after.key}::uuid)` : raw('')}
+      ORDER BY m.created_at, m.id
+      LIMIT ${limit}`);
+    const items = rows.map(({ metadata, ...rest }) => ({ ...rest, metadata: parseLossless(metadata) as JsonObject }));
+    const last = rows[rows.length - 1];
+    return { items, cursor: last ? { createdAt: last.created_at, key: last.id } : null };
+  }
+
+  /** Ids of the given ones that already exist, in any tenant (ids are global primary keys). */
+  async existingIds(em: EntityManager, episodeIds: string[], memoryIds: string[]): Promise<{ episodes: string[]; memories: string[] }> {
+    const find = async (table: string, ids: string[]) => {
+      if (ids.length === 0) return [];
+      const rows = await this.scoped<{ id: string }>(em, TenantScope.ALL, (t) =>
+        sql`SELECT id FROM ${raw(table)} WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY id`);
+      return rows.map((r) => r.id);
+    };
+    return { episodes: await find('episodes', episodeIds), memories: await find('memories', memoryIds) };
+  }
+
+  /**
+   * Inserts rows as given (ids, timestamps, compiled state). Each row keeps its own tenant: rows
+   * are grouped by tenant and each group is stamped through its scope. `content_text` is derived
+   * from the payload as at ingestion.
+   */
+  async insertEpisodes(em: EntityManager, rows: readonly EpisodeRow[]): Promise<void> {
+    for (const [tenantId, group] of byTenant(rows)) {
+      for (let i = 0; i < group.length; i += INSERT_CHUNK) {
+        const chunk = group.slice(i, i + INSERT_CHUNK).map((r, ord) => ({
+          ...r,
+          content_text: episodeText(JSON.parse(r.payload_json)),
+          ord,
+        }));
+        await this.stamped(em, TenantScope.of(tenantId), (tenant) => sql`
+          INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
+          SELECT e.id, ${tenant}, e.subject_id, e.session_id, e.source, e.type, e.payload_json::jsonb, e.metadata_json::jsonb,
+            e.provenance_json::jsonb, e.content_text, e.created_at, e.last_compiled_at
+          FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS e(
+            id uuid, subject_id varchar, session_id varchar, source varchar, type varchar, payload_json text, metadata_json text,
+            provenance_json text, content_text text, created_at timestamptz, last_compiled_at timestamptz, ord bigint)
+          ORDER BY e.ord`);
+      }
+    }
+  }
+
+  async insertMemories(em: EntityManager, rows: readonly MemoryRow[]): Promise<void> {
+    for (const [tenantId, group] of byTenant(rows)) {
+      for (let i = 0; i < group.length; i += INSERT_CHUNK) {
+        // An empty embedding is no embedding (the pgvector mirror column cannot hold zero dimensions).
+        const chunk = group.slice(i, i + INSERT_CHUNK).map((r, ord) => ({ ...r, embedding: r.embedding?.length ? r.embedding : null, ord }));
+        await this.stamped(em, TenantScope.of(tenantId), (tenant) => sql`
+          INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
+            metadata, status, attribute_key, superseded_by, embedding, created_at, updated_at)
+          SELECT m.id, ${tenant}, m.subject_id, m.kind, m.content, m.summary, m.confidence, m.valid_from, m.valid_to, m.source_episode_ids,
+            m.metadata_json::jsonb, m.status, m.attribute_key, m.superseded_by, m.embedding, m.created_at, m.updated_at
+          FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS m(
+            id uuid, subject_id varchar, kind varchar, content text, summary text, confidence double precision,
+            valid_from timestamptz, valid_to timestamptz, source_episode_ids uuid[], metadata_json text, status varchar,
+            attribute_key varchar, superseded_by uuid, embedding real[], created_at timestamptz, updated_at timestamptz, ord bigint)
+          ORDER BY m.ord`);
+      }
+    }
+  }
+}
+
+function byTenant<T extends { tenant_id: string | null }>(rows: readonly T[]): Map<string | null, T[]> {
+  const groups = new Map<string | null, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.tenant_id);
+    if (group) group.push(row);
+    else groups.set(row.tenant_id, [row]);
+  }
+  return groups;
+}

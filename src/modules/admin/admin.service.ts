@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import { Readable, Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { AppError } from 'src/common/errors/app-error';
+import { ErrorCode } from 'src/common/errors/error-codes';
+import { AdminRepository, PageCursor } from './admin.repository';
+import { JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
+import { ImportResultDto } from './dto/import.dto';
+import { TenantAuditDto } from './dto/tenant-audit.dto';
+import {
+  type EpisodeItem,
+  type EpisodeRow,
+  formatTimestampMicros,
+  idConflictMessage,
+  type MemoryItem,
+  type MemoryRow,
+  planImport,
+  verifyDocument,
+  writeExportDocument,
+} from './export-document';
+
+/** Rows read per query while exporting: bounded memory per page, few round trips. */
+const EXPORT_PAGE_ROWS = 500;
+
+export interface ImportOptions {
+  targetSubjectId?: string;
+  targetTenantId?: string;
+  preserveIds: boolean;
+}
+
+export interface ExportCounts {
+  episodes: number;
+  memories: number;
+}
+
+@Injectable()
+export class AdminService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: AdminRepository,
+  ) {}
+
+  async listJobs(scope: TenantScope, query: ListJobsQueryDto): Promise<JobsPageDto> {
+    const rows = await this.repo.listJobs(this.ds.manager, scope, {
+      status: query.status,
+      subjectId: query.subject_id,
+      limit: query.limit,
+      offset: query.offset,
+    });
+    return { jobs: rows.map(toJobItemDto), limit: query.limit, offset: query.offset };
+  }
+
+  async tenantAudit(): Promise<TenantAuditDto> {
+    const counts = await this.repo.countNullTenantRows(this.ds.manager);
+    const total = counts.episodes + counts.memories + counts.compile_jobs;
+    const guidance =
+      total === 0
+        ? 'Every episode, memory and compile job has a tenant_id; nothing to backfill.'
+        : `${total} row(s) have no tenant_id (created before tenant support). A tenant-filtered query never returns them; ` +
+          'an unfiltered one returns them with everything else. Either backfill tenant_id on episodes, memories and compile_jobs ' +
+          "(e.g. update episodes set tenant_id = '<tenant>' where tenant_id is null and subject_id = '<subject>'), " +
+          'or accept them as legacy rows shared by all tenants.';
+    return { null_tenant_rows: counts, guidance };
+  }
+
+  /**
+   * Streams the subject's export document into `out`. All pages are read in one REPEATABLE READ,
+   * read-only transaction, so the document is one consistent snapshot however long it takes to
+   * write; backpressure from `out` paces the reads. A subject without rows is a 404 before
+   * anything is written. A reader that goes away mid-stream just ends the export.
+   */
+  async exportSubject(scope: TenantScope, subjectId: string, out: Writable, opts: { end?: boolean } = {}): Promise<ExportCounts> {
+    const counts: ExportCounts = { episodes: 0, memories: 0 };
+    await this.ds.transaction('REPEATABLE READ', async (em) => {
+      await em.query('SET TRANSACTION READ ONLY');
+      const tenants = await this.repo.subjectTenants(em, scope, subjectId);
+      if (tenants.length === 0) throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories.`);
+      const header = {
+        exported_at: formatTimestampMicros(BigInt(Date.now()) * 1000n),
+        subject_id: subjectId,
+        // The filter's tenant, else the one tenant all rows share (null when they are mixed).
+        tenant_id: scope.tenantId ?? (tenants.length === 1 ? tenants[0] : null),
+      };
+      const episodes = this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
+      const memories = this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
+      try {
+        await pipeline(Readable.from(writeExportDocument(header, episodes, memories)), out, { end: opts.end ?? true });
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
+      }
+    });
+    return counts;
+  }
+
+  /**
+   * Verifies a document parsed with `parseLossless` (version, checksum, shape), then writes it in
+   * one transaction. With preserve_ids the ids are checked inside that transaction; a concurrent
+   * import that takes an id first is reported the same way. Nothing is written on any rejection.
+   */
+  async importDocument(document: unknown, options: ImportOptions): Promise<ImportResultDto> {
+    const verified = verifyDocument(document);
+    if (!verified.ok) throw new AppError(verified.code, verified.message);
+    const plan = planImport(verified.doc, { ...options, newId: randomUUID });
+    const episodeIds = plan.episodes.map((e) => e.id);
+    const memoryIds = plan.memories.map((m) => m.id);
+    try {
+      await this.ds.transaction(async (em) => {
+        if (plan.ids_preserved) {
+          const taken = await this.repo.existingIds(em, episodeIds, memoryIds);
+          if (taken.episodes.length > 0 || taken.memories.length > 0) {
+            throw new AppError(ErrorCode.IdConflict, idConflictMessage(taken.episodes, taken.memories));
+          }
+        }
+        await this.insertRows(em, plan.episodes, plan.memories);
+      });
+    } catch (err) {
+      if (plan.ids_preserved && (err as { code?: string }).code === '23505') {
+        throw new AppError(ErrorCode.IdConflict, idConflictMessage(episodeIds, memoryIds));
+      }
+      throw err;
+    }
+    return {
+      subject_id: plan.subject_id,
+      tenant_id: plan.tenant_id,
+      episodes_imported: plan.episodes.length,
+      memories_imported: plan.memories.length,
+      ids_preserved: plan.ids_preserved,
+    };
+  }
+
+  // For other operator modules (snapshots), inside their own transaction.
+
+  /** Every episode and memory of a subject in the export item shape, in export order. */
+  async readSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ episodes: EpisodeItem[]; memories: MemoryItem[] }> {
+    const counts: ExportCounts = { episodes: 0, memories: 0 };
+    const episodes: EpisodeItem[] = [];
+    const memories: MemoryItem[] = [];
+    for await (const e of this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS))) episodes.push(e);
+    for await (const m of this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS))) memories.push(m);
+    return { episodes, memories };
+  }
+
+  /** Inserts planned rows as they are: ids, tenants, timestamps and compiled state included. */
+  async insertRows(em: EntityManager, episodes: readonly EpisodeRow[], memories: readonly MemoryRow[]): Promise<void> {
+    await this.repo.insertEpisodes(em, episodes);
+    await this.repo.insertMemories(em, memories);
+  }
+
+  /** Keyset pagination: each page starts after the previous page's last (created_at, key). */
+  private async *pages<T>(
+    counts: ExportCounts,
+    kind: keyof ExportCounts,
+    fetch: (after: PageCursor | null) => Promise<{ items: T[]; cursor: PageCursor | null }>,
+  ): AsyncGenerator<T> {
+    let after: PageCursor | null = null;
+    for (;;) {
+      const page = await fetch(after);
+      for (const item of page.items) {
+        counts[kind]++;
+        yield item;
+      }
+      if (page.items.length < EXPORT_PAGE_ROWS || page.cursor === null) return;
+      after = page.cursor;
+    }
+  }
+}

@@ -1,0 +1,87 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+
+export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+export class ListJobsQueryDto {
+  /** Only jobs in this state. */
+  @ApiProperty({ enum: JOB_STATUSES, required: false })
+  @IsOptional()
+  @IsIn(JOB_STATUSES)
+  status?: JobStatus;
+
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  subject_id?: string;
+
+  /** Only this tenant's jobs; without it jobs of every tenant (and legacy NULL-tenant jobs) are listed. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  tenant_id?: string;
+
+  /** 1–200. */
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(200)
+  limit: number = 20;
+
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  offset: number = 0;
+}
+
+export interface JobRow {
+  id: string;
+  subject_id: string;
+  tenant_id: string | null;
+  status: JobStatus;
+  memories_created: number | null;
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export class JobItemDto {
+  job_id: string;
+  subject_id: string;
+  tenant_id: string | null;
+  @ApiProperty({ enum: JOB_STATUSES })
+  status: JobStatus;
+  /** Null until the job has completed. */
+  memories_created: number | null;
+  /** Set on failure. */
+  error: string | null;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+}
+
+export function toJobItemDto(row: JobRow): JobItemDto {
+  return {
+    job_id: row.id,
+    subject_id: row.subject_id,
+    tenant_id: row.tenant_id,
+    status: row.status,
+    memories_created: row.memories_created,
+    error: row.error,
+    created_at: row.created_at,
+    started_at: row.started_at,
+    completed_at: row.completed_at,
+  };
+}
+
+export class JobsPageDto {
+  /** Newest first. */
+  jobs: JobItemDto[];
+  limit: number;
+  offset: number;
+}

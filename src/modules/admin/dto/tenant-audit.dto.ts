@@ -1,0 +1,11 @@
+export class NullTenantRowsDto {
+  episodes: number;
+  memories: number;
+  compile_jobs: number;
+}
+
+export class TenantAuditDto {
+  /** Rows created before tenant support (tenant_id NULL); a tenant filter never returns them. */
+  null_tenant_rows: NullTenantRowsDto;
+  guidance: string;
+}

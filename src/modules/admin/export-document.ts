@@ -1,0 +1,466 @@
+/**
+ * The subject export document (compat.md "Export document" and "Import"):
+ * `{format_version: "1.0", exported_at, subject_id, tenant_id, counts, episodes, memories,
+ * checksum}`, where `checksum` is the SHA-256 of `{"episodes": [...], "memories": [...]}` in
+ * Python `json.dumps(sort_keys=True)` form (see python-json.ts).
+ *
+ * Decisions:
+ * - Timestamps are strings end to end. Postgres keeps microseconds, a JS Date only
+ *   milliseconds, so repositories select them with {@link TIMESTAMP_SQL_FORMAT}, which gives
+ *   Python's `isoformat()` of a UTC datetime with microseconds. Imported timestamps are
+ *   normalised to that form (one without an offset is read as UTC).
+ * - Extra keys beyond the existing implementation's (episode `session_id`; memory
+ *   `attribute_key`, `superseded_by`) keep our own round trips lossless. They are inside the
+ *   checksum input, which covers the items exactly as written, so the document still verifies
+ *   there; documents without them import with null.
+ * - `confidence` and embedding values are floats: a `1` from the database is written `1.0`,
+ *   as the existing implementation writes it.
+ * - Rows to insert carry jsonb columns as JSON text (`*_json`, cast with `::jsonb`) because
+ *   parsed documents hold `LosslessNumber`s, which a driver's `JSON.stringify` would mangle.
+ */
+import { createHash } from 'node:crypto';
+import { isLosslessNumber } from 'lossless-json';
+import { ErrorCode } from 'src/common/errors/error-codes';
+import { MEMORY_KINDS, MEMORY_STATUSES, type MemoryKind, type MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { PyFloat, pythonJson, sha256Hex } from './python-json';
+
+export const EXPORT_FORMAT_VERSION = '1.0';
+
+/** `to_char(ts AT TIME ZONE 'UTC', TIMESTAMP_SQL_FORMAT)` = Python `isoformat()` in UTC. */
+export const TIMESTAMP_SQL_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"';
+
+/** Free-form JSON (payload, metadata, provenance); after a lossless parse it holds LosslessNumbers. */
+export type JsonObject = Record<string, unknown>;
+
+export interface EpisodeItem {
+  id: string;
+  subject_id: string;
+  tenant_id: string | null;
+  session_id: string | null;
+  source: string;
+  type: string;
+  payload: JsonObject;
+  metadata: JsonObject;
+  provenance: JsonObject;
+  created_at: string;
+  /** Null while uncompiled: the next compile picks the episode up. */
+  last_compiled_at: string | null;
+}
+
+export interface MemoryItem {
+  id: string;
+  subject_id: string;
+  tenant_id: string | null;
+  kind: MemoryKind;
+  content: string;
+  summary: string;
+  confidence: number;
+  valid_from: string;
+  valid_to: string | null;
+  source_episode_ids: string[];
+  metadata: JsonObject;
+  status: MemoryStatus;
+  embedding: number[] | null;
+  attribute_key: string | null;
+  superseded_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ExportHeader {
+  exported_at: string;
+  subject_id: string;
+  tenant_id: string | null;
+}
+
+export interface ExportDocument extends ExportHeader {
+  format_version: typeof EXPORT_FORMAT_VERSION;
+  counts: { episodes: number; memories: number };
+  episodes: EpisodeItem[];
+  memories: MemoryItem[];
+  checksum: string;
+}
+
+export type EpisodeRow = Omit<EpisodeItem, 'payload' | 'metadata' | 'provenance'> & {
+  payload_json: string;
+  metadata_json: string;
+  provenance_json: string;
+};
+
+export type MemoryRow = Omit<MemoryItem, 'metadata'> & { metadata_json: string };
+
+export function toEpisodeRow(item: EpisodeItem): EpisodeRow {
+  const { payload, metadata, provenance, ...rest } = item;
+  return {
+    ...rest,
+    payload_json: pythonJson(payload),
+    metadata_json: pythonJson(metadata),
+    provenance_json: pythonJson(provenance),
+  };
+}
+
+export function toMemoryRow(item: MemoryItem): MemoryRow {
+  const { metadata, ...rest } = item;
+  return { ...rest, metadata_json: pythonJson(metadata) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checksum and writing
+
+/**
+ * Hex SHA-256 over `{"episodes": [...], "memories": [...]}` in Python json form. Takes raw items
+ * (as parsed, or as read from the database); plain-number `confidence` and embedding values are
+ * written as floats, parsed ones keep their text.
+ */
+export function computeChecksum(episodes: readonly unknown[], memories: readonly unknown[]): string {
+  return sha256Hex(pythonJson({ episodes, memories: memories.map(markMemoryFloats) }));
+}
+
+function markMemoryFloats(memory: unknown): unknown {
+  if (!isJsonObject(memory)) return memory;
+  const marked: JsonObject = { ...memory };
+  if (typeof memory.confidence === 'number') marked.confidence = new PyFloat(memory.confidence);
+  if (Array.isArray(memory.embedding)) {
+    marked.embedding = memory.embedding.map((v: unknown) => (typeof v === 'number' ? new PyFloat(v) : v));
+  }
+  return marked;
+}
+
+/**
+ * Streams the document text, one chunk per item, hashing the checksum input as it goes so a
+ * subject of any size is never held in memory. `counts` and `checksum` come last because only
+ * then are they known.
+ */
+export async function* writeExportDocument(
+  header: ExportHeader,
+  episodes: AsyncIterable<EpisodeItem>,
+  memories: AsyncIterable<MemoryItem>,
+): AsyncGenerator<string> {
+  const hash = createHash('sha256');
+  yield `{"format_version": ${pythonJson(EXPORT_FORMAT_VERSION)}, "exported_at": ${pythonJson(header.exported_at)}, ` +
+    `"subject_id": ${pythonJson(header.subject_id)}, "tenant_id": ${pythonJson(header.tenant_id)}, "episodes": [`;
+  // The checksum input is the same item texts in a different frame.
+  hash.update('{"episodes": [');
+  let episodeCount = 0;
+  for await (const episode of episodes) {
+    const text = (episodeCount > 0 ? ', ' : '') + pythonJson(episode);
+    hash.update(text);
+    episodeCount++;
+    yield text;
+  }
+  yield '], "memories": [';
+  hash.update('], "memories": [');
+  let memoryCount = 0;
+  for await (const memory of memories) {
+    const text = (memoryCount > 0 ? ', ' : '') + pythonJson(markMemoryFloats(memory));
+    hash.update(text);
+    memoryCount++;
+    yield text;
+  }
+  hash.update(']}');
+  yield `], "counts": {"episodes": ${episodeCount}, "memories": ${memoryCount}}, "checksum": "${hash.digest('hex')}"}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Verification
+
+export type ImportRejectionCode =
+  | ErrorCode.UnsupportedFormatVersion
+  | ErrorCode.ChecksumMismatch
+  | ErrorCode.InvalidDocument;
+
+export type VerifyResult =
+  | { ok: true; doc: ExportDocument }
+  | { ok: false; code: ImportRejectionCode; message: string };
+
+class InvalidDocumentError extends Error {}
+
+function invalid(path: string, problem: string): never {
+  throw new InvalidDocumentError(`Invalid export document: ${path} ${problem}`);
+}
+
+/**
+ * Checks a document parsed with `parseLossless` (a `JSON.parse`d one loses float text and fails
+ * the checksum). Order: version, then checksum over the raw items (tampering is reported as such
+ * even when it also broke the shape), then the shape of every item. The returned document is
+ * normalised: numbers are plain, timestamps canonical, optional keys filled.
+ */
+export function verifyDocument(raw: unknown): VerifyResult {
+  if (!isJsonObject(raw)) {
+    return { ok: false, code: ErrorCode.InvalidDocument, message: 'Invalid export document: must be a JSON object' };
+  }
+  const version = raw.format_version;
+  if (version !== EXPORT_FORMAT_VERSION) {
+    const message =
+      version === undefined || version === null
+        ? `Export document has no format version; supported version is ${EXPORT_FORMAT_VERSION}`
+        : `Unsupported export format version ${show(version)}; supported version is ${EXPORT_FORMAT_VERSION}`;
+    return { ok: false, code: ErrorCode.UnsupportedFormatVersion, message };
+  }
+  try {
+    const episodes = arrayAt(raw.episodes, 'episodes');
+    const memories = arrayAt(raw.memories, 'memories');
+    if (typeof raw.checksum !== 'string') invalid('checksum', 'must be a string');
+    let actual: string;
+    try {
+      actual = computeChecksum(episodes, memories);
+    } catch (err) {
+      invalid('checksum', `cannot be computed: ${(err as Error).message}`);
+    }
+    if (actual !== raw.checksum.toLowerCase()) {
+      return {
+        ok: false,
+        code: ErrorCode.ChecksumMismatch,
+        message: `Export document checksum mismatch: document says ${raw.checksum}, content hashes to ${actual}`,
+      };
+    }
+    const doc: ExportDocument = {
+      format_version: EXPORT_FORMAT_VERSION,
+      exported_at: stringAt(raw.exported_at, 'exported_at'),
+      subject_id: textAt(raw.subject_id, 'subject_id', 256),
+      tenant_id: nullableTextAt(raw.tenant_id, 'tenant_id', 256),
+      counts: { episodes: episodes.length, memories: memories.length },
+      episodes: episodes.map((e, i) => readEpisode(e, `episodes[${i}]`)),
+      memories: memories.map((m, i) => readMemory(m, `memories[${i}]`)),
+      checksum: actual,
+    };
+    rejectDuplicates(doc.episodes, 'episodes');
+    rejectDuplicates(doc.memories, 'memories');
+    return { ok: true, doc };
+  } catch (err) {
+    if (err instanceof InvalidDocumentError) return { ok: false, code: ErrorCode.InvalidDocument, message: err.message };
+    throw err;
+  }
+}
+
+function readEpisode(value: unknown, path: string): EpisodeItem {
+  const o = objectAt(value, path);
+  return {
+    id: uuidAt(o.id, `${path}.id`),
+    subject_id: textAt(o.subject_id, `${path}.subject_id`, 256),
+    tenant_id: nullableTextAt(o.tenant_id, `${path}.tenant_id`, 256),
+    session_id: nullableTextAt(o.session_id, `${path}.session_id`, 256),
+    source: textAt(o.source, `${path}.source`, 256),
+    type: textAt(o.type, `${path}.type`, 128),
+    payload: objectAt(o.payload, `${path}.payload`),
+    metadata: optionalObjectAt(o.metadata, `${path}.metadata`),
+    provenance: optionalObjectAt(o.provenance, `${path}.provenance`),
+    created_at: timestampAt(o.created_at, `${path}.created_at`),
+    last_compiled_at: o.last_compiled_at == null ? null : timestampAt(o.last_compiled_at, `${path}.last_compiled_at`),
+  };
+}
+
+function readMemory(value: unknown, path: string): MemoryItem {
+  const o = objectAt(value, path);
+  const createdAt = timestampAt(o.created_at, `${path}.created_at`);
+  return {
+    id: uuidAt(o.id, `${path}.id`),
+    subject_id: textAt(o.subject_id, `${path}.subject_id`, 256),
+    tenant_id: nullableTextAt(o.tenant_id, `${path}.tenant_id`, 256),
+    kind: oneOfAt(o.kind, MEMORY_KINDS, `${path}.kind`),
+    content: stringAt(o.content, `${path}.content`),
+    // Our summary column is NOT NULL; an absent summary is the empty one.
+    summary: o.summary == null ? '' : stringAt(o.summary, `${path}.summary`),
+    confidence: numberAt(o.confidence, `${path}.confidence`),
+    // A memory is valid from its creation unless it says otherwise.
+    valid_from: o.valid_from == null ? createdAt : timestampAt(o.valid_from, `${path}.valid_from`),
+    valid_to: o.valid_to == null ? null : timestampAt(o.valid_to, `${path}.valid_to`),
+    source_episode_ids: arrayAt(o.source_episode_ids, `${path}.source_episode_ids`).map((id, i) =>
+      uuidAt(id, `${path}.source_episode_ids[${i}]`),
+    ),
+    metadata: optionalObjectAt(o.metadata, `${path}.metadata`),
+    status: oneOfAt(o.status, MEMORY_STATUSES, `${path}.status`),
+    embedding:
+      o.embedding == null
+        ? null
+        : arrayAt(o.embedding, `${path}.embedding`).map((v, i) => numberAt(v, `${path}.embedding[${i}]`)),
+    attribute_key: nullableTextAt(o.attribute_key, `${path}.attribute_key`, 256),
+    superseded_by: o.superseded_by == null ? null : uuidAt(o.superseded_by, `${path}.superseded_by`),
+    created_at: createdAt,
+    updated_at: o.updated_at == null ? createdAt : timestampAt(o.updated_at, `${path}.updated_at`),
+  };
+}
+
+function rejectDuplicates(items: readonly { id: string }[], path: string): void {
+  const seen = new Set<string>();
+  items.forEach((item, i) => {
+    if (seen.has(item.id)) invalid(`${path}[${i}].id`, `repeats id ${item.id}`);
+    seen.add(item.id);
+  });
+}
+
+function isJsonObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !isLosslessNumber(value);
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (isLosslessNumber(value)) return value.value;
+  return typeof value === 'object' && value !== null ? (Array.isArray(value) ? 'array' : 'object') : String(value);
+}
+
+function objectAt(value: unknown, path: string): JsonObject {
+  if (!isJsonObject(value)) invalid(path, 'must be an object');
+  return value;
+}
+
+function optionalObjectAt(value: unknown, path: string): JsonObject {
+  return value == null ? {} : objectAt(value, path);
+}
+
+function arrayAt(value: unknown, path: string): unknown[] {
+  if (!Array.isArray(value)) invalid(path, 'must be an array');
+  return value;
+}
+
+function stringAt(value: unknown, path: string): string {
+  if (typeof value !== 'string') invalid(path, 'must be a string');
+  return value;
+}
+
+/** Non-empty and within the column's length (the contract's 1–256 / 1–128 limits). */
+function textAt(value: unknown, path: string, maxLength: number): string {
+  const text = stringAt(value, path);
+  if (text.length === 0 || text.length > maxLength) invalid(path, `must be 1-${maxLength} characters`);
+  return text;
+}
+
+function nullableTextAt(value: unknown, path: string, maxLength: number): string | null {
+  return value == null ? null : textAt(value, path, maxLength);
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function uuidAt(value: unknown, path: string): string {
+  if (typeof value !== 'string' || !UUID.test(value)) invalid(path, 'must be a UUID');
+  // Postgres prints uuids in lowercase; comparing remapped ids needs one spelling.
+  return value.toLowerCase();
+}
+
+function numberAt(value: unknown, path: string): number {
+  const n = isLosslessNumber(value) ? Number(value.value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n)) invalid(path, 'must be a finite number');
+  return n;
+}
+
+function oneOfAt<T extends string>(value: unknown, allowed: readonly T[], path: string): T {
+  if (typeof value !== 'string' || !(allowed as readonly string[]).includes(value)) {
+    invalid(path, `must be one of ${allowed.join(', ')}`);
+  }
+  return value as T;
+}
+
+function timestampAt(value: unknown, path: string): string {
+  const micros = typeof value === 'string' ? parseTimestampMicros(value) : null;
+  if (micros === null) invalid(path, 'must be an ISO 8601 timestamp');
+  return formatTimestampMicros(micros);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timestamps at microsecond precision (epoch microseconds as bigint: year 2255 already passes
+// 2^53 microseconds)
+
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
+
+/**
+ * Reads what Python's `isoformat()` and Postgres write (`T` or space, optional fraction, `Z`,
+ * `+HH`, `+HH:MM` or no offset, taken as UTC). Digits past microseconds are dropped.
+ */
+export function parseTimestampMicros(text: string): bigint | null {
+  const m = TIMESTAMP.exec(text);
+  if (!m) return null;
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number);
+  if (year < 1 || hour > 23 || minute > 59 || second > 59) return null;
+  const date = new Date(0);
+  // setUTCFullYear, unlike Date.UTC, does not map years 0–99 onto 1900–1999.
+  date.setUTCFullYear(year, month - 1, day);
+  if (date.getUTCFullYear() !== year || date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day) return null;
+  const fraction = BigInt((m[7] ?? '').slice(0, 6).padEnd(6, '0'));
+  let offsetMinutes = 0;
+  if (m[9] !== undefined) {
+    const hours = Number(m[10]);
+    const minutes = Number(m[11] ?? '0');
+    if (hours > 23 || minutes > 59) return null;
+    offsetMinutes = (m[9] === '-' ? -1 : 1) * (hours * 60 + minutes);
+  }
+  const seconds = date.getTime() / 1000 + hour * 3600 + minute * 60 + second - offsetMinutes * 60;
+  return BigInt(seconds) * 1_000_000n + fraction;
+}
+
+/** `YYYY-MM-DDTHH:MM:SS.ffffff+00:00`, Python's `isoformat()` of a UTC datetime. */
+export function formatTimestampMicros(micros: bigint): string {
+  let seconds = micros / 1_000_000n;
+  let fraction = micros % 1_000_000n;
+  if (fraction < 0n) {
+    fraction += 1_000_000n;
+    seconds -= 1n;
+  }
+  const date = new Date(Number(seconds) * 1000);
+  const year = date.getUTCFullYear();
+  if (!(year >= 1 && year <= 9999)) throw new RangeError(`Timestamp out of range (year ${year})`);
+  return `${date.toISOString().slice(0, 19)}.${fraction.toString().padStart(6, '0')}+00:00`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Import planning
+
+export interface ImportOptions {
+  targetSubjectId?: string;
+  targetTenantId?: string;
+  preserveIds: boolean;
+  newId: () => string;
+}
+
+export interface ImportPlan {
+  subject_id: string;
+  tenant_id: string | null;
+  ids_preserved: boolean;
+  episodes: EpisodeRow[];
+  memories: MemoryRow[];
+}
+
+/**
+ * Rows for a verified document. Every item moves to the target subject; the tenant becomes the
+ * target tenant when given, else each item keeps its own. Without preserve_ids every episode and
+ * memory gets a new id and references inside the document (`source_episode_ids`,
+ * `superseded_by`) follow; a reference to something outside the document is kept as it is —
+ * it never pointed at a row of this import, and dropping it would lose provenance.
+ */
+export function planImport(doc: ExportDocument, options: ImportOptions): ImportPlan {
+  const subjectId = options.targetSubjectId ?? doc.subject_id;
+  const tenant = (own: string | null) => options.targetTenantId ?? own;
+  const episodeIds = idMap(doc.episodes, options);
+  const memoryIds = idMap(doc.memories, options);
+  return {
+    subject_id: subjectId,
+    tenant_id: options.targetTenantId ?? doc.tenant_id,
+    ids_preserved: options.preserveIds,
+    episodes: doc.episodes.map((e) =>
+      toEpisodeRow({ ...e, id: episodeIds.get(e.id)!, subject_id: subjectId, tenant_id: tenant(e.tenant_id) }),
+    ),
+    memories: doc.memories.map((m) =>
+      toMemoryRow({
+        ...m,
+        id: memoryIds.get(m.id)!,
+        subject_id: subjectId,
+        tenant_id: tenant(m.tenant_id),
+        source_episode_ids: m.source_episode_ids.map((id) => episodeIds.get(id) ?? id),
+        superseded_by: m.superseded_by === null ? null : (memoryIds.get(m.superseded_by) ?? m.superseded_by),
+      }),
+    ),
+  };
+}
+
+function idMap(items: readonly { id: string }[], options: ImportOptions): Map<string, string> {
+  return new Map(items.map((item) => [item.id, options.preserveIds ? item.id : options.newId()]));
+}
+
+/** compat.md: an ID conflict rejection's message starts with `ID conflict`. */
+export function idConflictMessage(episodeIds: readonly string[], memoryIds: readonly string[]): string {
+  const taken = [...episodeIds, ...memoryIds];
+  return (
+    `ID conflict: ${episodeIds.length} episode id(s) and ${memoryIds.length} memory id(s) already exist ` +
+    `(first: ${taken[0]}); import with preserve_ids=false to give the copies new ids`
+  );
+}

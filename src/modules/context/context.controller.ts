@@ -1,0 +1,26 @@
+import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ReqCtx } from 'src/common/context/ctx.decorator';
+import type { Ctx } from 'src/common/context/request-context';
+import { ApiErrors } from 'src/common/http/api-errors.decorator';
+import { ContextService } from './context.service';
+import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
+
+@ApiTags('context')
+@ApiErrors()
+@Controller('v1/context')
+export class ContextController {
+  constructor(private readonly context: ContextService) {}
+
+  /**
+   * Assemble a ranked, token-bounded context bundle for a task: scored by kind, recency, task
+   * relevance and validity, packed into `max_tokens` (`token_estimate` never exceeds it). An
+   * unknown subject gives a bundle with only the task section.
+   */
+  @Post()
+  @HttpCode(200)
+  @ApiOkResponse({ type: ContextBundleDto })
+  assemble(@ReqCtx() ctx: Ctx, @Body() dto: ContextRequestDto): Promise<ContextBundleDto> {
+    return this.context.assemble(ctx, dto);
+  }
+}

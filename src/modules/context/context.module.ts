@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { ContextController } from './context.controller';
+import { ContextRepository } from './context.repository';
+import { ContextService } from './context.service';
+
+@Module({
+  imports: [MemoriesModule],
+  controllers: [ContextController],
+  providers: [ContextService, ContextRepository],
+  exports: [ContextService],
+})
+export class ContextModule {}

@@ -1,0 +1,148 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import type { VectorMode } from 'src/db/vector-support';
+import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
+import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
+
+/** A memory candidate with what context assembly needs from the episode it was compiled from. */
+export interface MemoryCandidateRow extends MemoryRow {
+  /** Cosine similarity to the task's embedding; null without one (or of other dimensions). */
+  similarity: number | null;
+  /** `payload.date` of the first source episode, when it is a string. */
+  episode_date: string | null;
+  /** Session of the first source episode. */
+  episode_session_id: string | null;
+  /** Insertion order of the first source episode (bigint as text). */
+  episode_seq: string | null;
+}
+
+export interface EpisodeCandidateRow extends EpisodeRow {
+  /** Insertion order (bigint as text): the order of episodes sharing one created_at. */
+  seq: string;
+}
+
+/** How many of each kind of candidate to fetch; see ContextService for the figures. */
+export interface CandidateLimits {
+  /** Full-text hits, best ts_rank first. */
+  text: number;
+  /** Newest items. */
+  recent: number;
+  /** Newest profile facts and procedures (memories only). */
+  pinned: number;
+  /** Text hits whose same-session neighbours (previous and next episode) are fetched too. */
+  neighboursOf: number;
+  /** Nearest memories by embedding (pgvector only). */
+  semantic: number;
+}
+
+export interface CandidateQuery {
+  subjectId: string;
+  /** `to_tsquery('english', …)` text built from plain words (`'a' | 'b'`), or null for none. */
+  tsquery: string | null;
+  sessionId: string | null;
+  /** Task embedding, or null when embeddings are off or failed. */
+  vector: number[] | null;
+  limits: CandidateLimits;
+}
+
+const EPISODE_COLUMNS = ['id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at', 'seq'];
+const MEMORY_COLUMNS = ['id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids', 'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'created_at', 'updated_at'];
+
+function columns(alias: string, names: string[]): SqlFragment {
+  return raw(names.map((c) => `${alias}.${c}`).join(', '));
+}
+
+const EMPTY = raw('');
+
+/**
+ * Candidate retrieval for POST /v1/context. Every query is bounded by LIMITs on indexed
+ * orders (GIN full-text match ranked by ts_rank, (subject_id, created_at) for recency, the
+ * pgvector distance), so a subject with 50,000 episodes costs the same fetch as one with 500;
+ * the union of the branches is what ranking.ts scores.
+ */
+@Injectable()
+export class ContextRepository extends TenantScopedRepository {
+  protected readonly table = 'memories and episodes';
+
+  /**
+   * Active memories: full-text hits, the newest, the newest facts and procedures, and under
+   * pgvector the nearest by embedding; with the similarity to the task and the date and session
+   * of the episode each was compiled from.
+   */
+  async memoryCandidates(em: EntityManager, scope: TenantScope, mode: VectorMode, q: CandidateQuery): Promise<MemoryCandidateRow[]> {
+    const { subjectId, limits } = q;
+    const vectorText = q.vector === null ? null : JSON.stringify(q.vector);
+    return this.scoped<MemoryCandidateRow>(em, scope, (t) => {
+      const base = sql`${t('x')} AND x.subject_id = ${subjectId} AND x.status = 'active'`;
+      const branches: SqlFragment[] = [
+        sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.recent})`,
+        sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.pinned})`,
+      ];
+      if (q.tsquery !== null) {
+        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ to_tsquery('english', ${q.tsquery})
+          ORDER BY ts_rank(x.content_tsv, to_tsquery('english', ${q.tsquery})) DESC, x.id LIMIT ${limits.text})`);
+      }
+      if (vectorText !== null && mode === 'pgvector') {
+        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}
+          ORDER BY x.embedding_vec <=> ${vectorText}::vector, x.id LIMIT ${limits.semantic})`);
+      }
+      // Under the fallback the same cosine is computed exactly, but only for the bounded candidates.
+      const similarity =
+        vectorText === null
+          ? raw('NULL::float8')
+          : mode === 'pgvector'
+            ? sql`CASE WHEN cardinality(m.embedding) = ${q.vector!.length} THEN 1 - (m.embedding_vec <=> ${vectorText}::vector) END`
+            : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
+                   FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b) WHERE cardinality(m.embedding) = ${q.vector!.length})`;
+      return sql`
+        SELECT ${columns('m', MEMORY_COLUMNS)}, (${similarity})::float8 AS similarity, src.episode_date, src.episode_session_id, src.episode_seq
+        FROM memories m
+        LEFT JOIN LATERAL (
+          SELECT CASE WHEN jsonb_typeof(e.payload -> 'date') = 'string' THEN e.payload ->> 'date' END AS episode_date,
+                 e.session_id AS episode_session_id, e.seq AS episode_seq
+          FROM episodes e WHERE ${t('e')} AND e.id = m.source_episode_ids[1]
+        ) src ON TRUE
+        WHERE ${t('m')} AND m.id IN (${join(branches, ' UNION ')})`;
+    });
+  }
+
+  /**
+   * Episodes: full-text hits, the previous and next episode of the same session around the
+   * best hits (an answer often sits next to the turn that shares the task's words), the
+   * newest, and the newest of the requested session.
+   */
+  async episodeCandidates(em: EntityManager, scope: TenantScope, q: CandidateQuery): Promise<EpisodeCandidateRow[]> {
+    const { subjectId, limits } = q;
+    return this.scoped<EpisodeCandidateRow>(em, scope, (t) => {
+      const base = (alias: string) => sql`${t(alias)} AND ${raw(alias)}.subject_id = ${subjectId}`;
+      const branches: SqlFragment[] = [sql`(SELECT x.id FROM episodes x WHERE ${base('x')} ORDER BY x.created_at DESC, x.seq DESC LIMIT ${limits.recent})`];
+      if (q.sessionId !== null) {
+        branches.push(sql`(SELECT x.id FROM episodes x WHERE ${base('x')} AND x.session_id = ${q.sessionId} ORDER BY x.created_at DESC, x.seq DESC LIMIT ${limits.recent})`);
+      }
+      let hits = EMPTY;
+      if (q.tsquery !== null) {
+        hits = sql`WITH hits AS (
+          SELECT x.id, x.session_id, x.created_at, x.seq, ts_rank(x.content_tsv, to_tsquery('english', ${q.tsquery})) AS rank
+          FROM episodes x
+          WHERE ${base('x')} AND x.content_tsv @@ to_tsquery('english', ${q.tsquery})
+          ORDER BY rank DESC, x.seq DESC
+          LIMIT ${limits.text})`;
+        branches.push(raw('(SELECT id FROM hits)'));
+        branches.push(sql`(SELECT nb.id FROM (SELECT * FROM hits WHERE session_id IS NOT NULL ORDER BY rank DESC, seq DESC LIMIT ${limits.neighboursOf}) h
+          CROSS JOIN LATERAL (
+            (SELECT p.id FROM episodes p WHERE ${base('p')} AND p.session_id = h.session_id AND (p.created_at, p.seq) < (h.created_at, h.seq)
+             ORDER BY p.created_at DESC, p.seq DESC LIMIT 1)
+            UNION ALL
+            (SELECT n.id FROM episodes n WHERE ${base('n')} AND n.session_id = h.session_id AND (n.created_at, n.seq) > (h.created_at, h.seq)
+             ORDER BY n.created_at, n.seq LIMIT 1)
+          ) nb)`);
+      }
+      return sql`${hits}
+        SELECT ${columns('e', EPISODE_COLUMNS)} FROM episodes e
+        WHERE ${t('e')} AND e.id IN (${join(branches, ' UNION ')})`;
+    });
+  }
+}

@@ -1,0 +1,160 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { observeContextTokens } from 'src/common/metrics/instrument';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { VECTOR_MODE } from 'src/db/database.module';
+import type { VectorMode } from 'src/db/vector-support';
+import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
+import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
+import { MemoriesService } from 'src/modules/memories/memories.service';
+import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
+import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
+import { packContext } from './packing';
+import { ContextCandidate, ContextLabel, dropDuplicates, scoreCandidates, selectCandidates } from './ranking';
+import { queryTerms } from './relevance';
+
+/**
+ * Candidate bounds. 100 full-text hits per table, the neighbours of the best 30 episode hits, the
+ * 50 nearest memories by embedding, the newest 30 items and the newest 30 facts and procedures:
+ * a few hundred items, several times what a 1,000-token budget shows, so ranking still chooses,
+ * while scoring stays a few milliseconds. On LoCoMo, 300 hits per table (and 100 neighbour
+ * lookups) cost three times the latency and recalled no more evidence.
+ */
+const LIMITS: CandidateLimits = { text: 100, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
+
+/** Words of a task that fetch full-text candidates (see queryTerms). */
+const MAX_QUERY_TERMS = 16;
+
+/**
+ * Memory kinds outside the contract's ranking labels (`artifact_ref`) have no section in the
+ * bundle and no kind priority: they are not candidates.
+ */
+const LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'procedure', 'episode_summary']);
+
+/**
+ * POST /v1/context: bounded candidates from SQL, scored by the contract's composite score
+ * (ranking.ts), de-duplicated, selected and packed into the token budget (packing.ts).
+ *
+ * Decisions:
+ * - An unknown subject (or one with nothing stored) answers 200 with empty lists and a bundle
+ *   holding only the task section: context is a read that callers make before any data exists.
+ * - Open support sessions (SupportService.openSessionIds) are not used for ranking. Finding
+ *   them reads every episode of the subject, which breaks the bounded-candidate rule at 50,000
+ *   episodes, and the request's `session_id` already names the conversation the agent is in;
+ *   open issues are the handoff pack's subject (issue 10, item 5).
+ * - Recency is relative to the newest candidate, not the wall clock, so identical requests give
+ *   identical bundles; only validity (valid_to against now) reads the clock.
+ * - BM25 document frequencies come from the candidates themselves, not from subject-wide SQL
+ *   counts: on LoCoMo the subject-wide figures (one count per task word over both tables) cost
+ *   15–30 ms on PGlite and lowered evidence recall at 1,000 tokens (69.1% against 73.7% on
+ *   conv-26): the candidate pool is the corpus the ranking chooses from.
+ */
+@Injectable()
+export class ContextService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: ContextRepository,
+    private readonly memories: MemoriesService,
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
+  ) {}
+
+  async assemble(ctx: Ctx, dto: ContextRequestDto): Promise<ContextBundleDto> {
+    const maxTokens = dto.max_tokens ?? this.config.defaultMaxContextTokens;
+    const sessionId = dto.session_id ?? null;
+    const terms = queryTerms(dto.task, MAX_QUERY_TERMS);
+    const tsquery = terms.length === 0 ? null : terms.map((t) => `'${t.word}'`).join(' | ');
+    const vector = await this.memories.embedQuery(dto.task);
+    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: LIMITS };
+
+    // Sequential reads on the default manager: PGlite has one connection.
+    const em = this.ds.manager;
+    const memoryRows = await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query);
+    const episodeRows = await this.repo.episodeCandidates(em, ctx.scope, query);
+    const candidates = [
+      ...memoryRows.filter((m) => LABELS.has(m.kind)).map(memoryCandidate),
+      ...episodeRows.map(episodeCandidate),
+    ].sort(byTimeThenSeq);
+
+    const ranked = dropDuplicates(scoreCandidates(dto.task, candidates, { now: new Date(), sessionId }));
+    const packed = packContext({
+      subjectId: dto.subject_id,
+      task: dto.task,
+      maxTokens,
+      ranked: selectCandidates(ranked, { maxTokens, sessionId }),
+      currentSessionId: sessionId,
+    });
+
+    observeContextTokens(packed.token_estimate);
+    const memoriesById = new Map(memoryRows.map((m) => [m.id, m]));
+    const episodesById = new Map(episodeRows.map((e) => [e.id, e]));
+    const ofLabel = (label: ContextLabel) => packed.included.filter((c) => c.label === label);
+    const facts = ofLabel('profile_fact').map((c) => memoriesById.get(c.id)!);
+    const summaries = ofLabel('episode_summary').map((c) => memoriesById.get(c.id)!);
+    const procedures = ofLabel('procedure').map((c) => memoriesById.get(c.id)!);
+    const episodes = ofLabel('raw_episode').map((c) => episodesById.get(c.id)!);
+    const sessions = new Set(packed.included.map((c) => c.session_id).filter((s): s is string => s !== null));
+
+    return {
+      subject_id: dto.subject_id,
+      task: dto.task,
+      facts: [...facts, ...summaries].map(toMemoryDto),
+      episodes: episodes.map(toEpisodeDto),
+      procedures: procedures.map(toMemoryDto),
+      provenance: {
+        fact_ids: facts.map((m) => m.id),
+        summary_ids: summaries.map((m) => m.id),
+        procedure_ids: procedures.map((m) => m.id),
+        episode_ids: episodes.map((e) => e.id),
+      },
+      assembled_context: packed.assembled_context,
+      token_estimate: packed.token_estimate,
+      sessions: [...sessions].sort(),
+    };
+  }
+}
+
+/**
+ * A memory is placed in time by valid_from (when it became true: the source episode's time),
+ * not by when a compile happened to run; a summary belongs to its episode's session.
+ */
+function memoryCandidate(m: MemoryCandidateRow): ContextCandidate {
+  return {
+    id: m.id,
+    label: m.kind as ContextLabel,
+    text: m.content,
+    created_at: m.valid_from,
+    valid_to: m.valid_to,
+    session_id: m.kind === 'episode_summary' ? m.episode_session_id : null,
+    source_episode_ids: m.source_episode_ids ?? [],
+    seq: m.episode_seq === null ? undefined : Number(m.episode_seq),
+    date_label: m.kind === 'episode_summary' ? m.episode_date : null,
+    semantic_similarity: m.similarity,
+  };
+}
+
+function episodeCandidate(e: EpisodeCandidateRow): ContextCandidate {
+  const date = e.payload?.date;
+  return {
+    id: e.id,
+    label: 'raw_episode',
+    text: e.content_text,
+    created_at: e.created_at,
+    valid_to: null,
+    session_id: e.session_id,
+    source_episode_ids: [e.id],
+    seq: Number(e.seq),
+    date_label: typeof date === 'string' ? date : null,
+  };
+}
+
+/** Input order for ranking: the neighbour boost and every tie-break then see time order. */
+function byTimeThenSeq(a: ContextCandidate, b: ContextCandidate): number {
+  return (
+    a.created_at.getTime() - b.created_at.getTime() ||
+    (a.seq ?? 0) - (b.seq ?? 0) ||
+    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
+  );
+}

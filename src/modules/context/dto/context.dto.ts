@@ -1,0 +1,53 @@
+import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
+import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
+
+export class ContextRequestDto {
+  /** The subject whose memory is assembled. */
+  @IsString()
+  @Length(1, 256)
+  subject_id: string;
+
+  /** What the agent is about to do; relevance is judged against it. */
+  @IsString()
+  @Length(1, 4000)
+  task: string;
+
+  /** Hard budget for `assembled_context` in cl100k tokens; default DEFAULT_MAX_CONTEXT_TOKENS. */
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(128000)
+  max_tokens?: number;
+
+  /** The conversation happening now: its items rank higher and render under `### Current session (<id>)`. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  session_id?: string;
+}
+
+/** Ids of everything the bundle contains, by section; every array is always present. */
+export class ContextProvenanceDto {
+  fact_ids: string[];
+  summary_ids: string[];
+  procedure_ids: string[];
+  episode_ids: string[];
+}
+
+export class ContextBundleDto {
+  subject_id: string;
+  task: string;
+  /** Profile facts, then the episode summaries in the bundle (compat.md lists summaries here too). */
+  facts: MemoryDto[];
+  /** Raw episodes in the bundle, in time order. */
+  episodes: EpisodeDto[];
+  procedures: MemoryDto[];
+  provenance: ContextProvenanceDto;
+  /** Markdown: `## Task`, `## About this user`, `## Procedures`, `## Recent history`, `## Recent interactions`; empty sections are left out. */
+  assembled_context: string;
+  /** cl100k tokens of `assembled_context`; never more than `max_tokens`. */
+  token_estimate: number;
+  /** Sessions of the episodes in the bundle (raw or summarised), sorted. */
+  sessions: string[];
+}

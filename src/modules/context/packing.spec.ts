@@ -1,0 +1,230 @@
+import { countTokens } from 'src/common/text/tokenizer';
+import { packContext, PackInput, renderLine } from './packing';
+import { ContextLabel, ScoredCandidate } from './ranking';
+
+let nextScore = 100;
+function item(id: string, label: ContextLabel, text: string, overrides: Partial<ScoredCandidate> = {}): ScoredCandidate {
+  nextScore -= 1;
+  return {
+    id,
+    label,
+    text,
+    created_at: new Date('2025-03-04T05:06:07Z'),
+    valid_to: null,
+    session_id: null,
+    source_episode_ids: [],
+    score: nextScore,
+    signals: { kind: 0, recency: 0, relevance: 0, validity: 0 },
+    ...overrides,
+  };
+}
+
+function pack(overrides: Partial<PackInput>): ReturnType<typeof packContext> {
+  return packContext({ subjectId: 'user-1', task: 'Help with billing', maxTokens: 4000, ranked: [], ...overrides });
+}
+
+describe('packContext', () => {
+  it('renders sections in contract order with exact headings, omitting empty ones', () => {
+    const result = pack({
+      ranked: [
+        item('e1', 'raw_episode', 'user: my card was declined', { created_at: new Date('2025-03-02T10:15:00Z') }),
+        item('f1', 'profile_fact', 'Name is Juno Marsh'),
+        item('s1', 'episode_summary', 'user: asked about invoices', { created_at: new Date('2025-03-01T08:00:00Z') }),
+        item('f2', 'profile_fact', 'Prefers email'),
+      ],
+    });
+    expect(result.assembled_context).toBe(
+      [
+        '## Task',
+        'Help with billing',
+        '',
+        '## About this user',
+        '- Name is Juno Marsh',
+        '- Prefers email',
+        '',
+        '## Recent history',
+        '- [2025-03-01 08:00 UTC] user: asked about invoices',
+        '',
+        '## Recent interactions',
+        '- [2025-03-02 10:15 UTC] user: my card was declined',
+        '',
+      ].join('\n'),
+    );
+    expect(result.assembled_context).not.toContain('## Procedures');
+    expect(result.included.map((c) => c.id)).toEqual(['f1', 'f2', 's1', 'e1']);
+    expect(result.token_estimate).toBe(countTokens(result.assembled_context));
+  });
+
+  it('renders only the task when nothing is ranked', () => {
+    expect(pack({}).assembled_context).toBe('## Task\nHelp with billing\n');
+  });
+
+  it('orders history chronologically and facts and procedures by score', () => {
+    const result = pack({
+      ranked: [
+        item('e-late', 'raw_episode', 'later', { created_at: new Date('2025-03-05T00:00:00Z') }),
+        item('p-best', 'procedure', 'Refunds need a manager'),
+        item('e-early', 'raw_episode', 'earlier', { created_at: new Date('2025-03-01T00:00:00Z') }),
+        item('p-next', 'procedure', 'Check the invoice first'),
+      ],
+    });
+    expect(result.included.map((c) => c.id)).toEqual(['p-best', 'p-next', 'e-early', 'e-late']);
+  });
+
+  it('renders current-session episodes and summaries last, under their own subsection', () => {
+    const session = { session_id: 'chat-9' };
+    const result = pack({
+      currentSessionId: 'chat-9',
+      ranked: [
+        item('now-2', 'raw_episode', 'user: still broken', { ...session, created_at: new Date('2025-03-04T10:01:00Z') }),
+        item('fact', 'profile_fact', 'Plan is Pro', session),
+        item('now-1', 'episode_summary', 'user: app crashes on login', { ...session, created_at: new Date('2025-03-04T10:00:00Z') }),
+      ],
+    });
+    expect(result.assembled_context).toBe(
+      [
+        '## Task',
+        'Help with billing',
+        '',
+        '## About this user',
+        '- Plan is Pro',
+        '',
+        '## Recent interactions',
+        '',
+        '### Current session (chat-9)',
+        '- [2025-03-04 10:00 UTC] user: app crashes on login',
+        '- [2025-03-04 10:01 UTC] user: still broken',
+        '',
+      ].join('\n'),
+    );
+    const withOlder = pack({
+      currentSessionId: 'chat-9',
+      ranked: [
+        item('now', 'raw_episode', 'user: hi again', session),
+        item('before', 'raw_episode', 'user: first visit', { session_id: 'chat-1', created_at: new Date('2025-01-01T00:00:00Z') }),
+      ],
+    }).assembled_context;
+    expect(withOlder).toContain('## Recent interactions\n- [2025-01-01 00:00 UTC] user: first visit\n\n### Current session (chat-9)\n');
+    expect(withOlder.match(/## Recent interactions/g)).toHaveLength(1);
+  });
+
+  it('folds line breaks inside an item so each item stays one bullet line', () => {
+    const line = renderLine(item('f', 'profile_fact', '  multi\n\nline\ttext  '));
+    expect(line).toBe('- multi line text\n');
+  });
+
+  it('skips an item that does not fit and packs smaller lower-scored ones', () => {
+    const big = item('big', 'raw_episode', 'word '.repeat(300));
+    const small = item('small', 'raw_episode', 'short note');
+    const result = pack({ maxTokens: 80, ranked: [big, small] });
+    const ids = result.included.map((c) => c.id);
+    expect(ids).toContain('small');
+    expect(result.token_estimate).toBeLessThanOrEqual(80);
+  });
+
+  it('cuts a lone item that is too long on its own, with a marker', () => {
+    const result = pack({ maxTokens: 60, ranked: [item('huge', 'procedure', 'step '.repeat(500))] });
+    expect(result.included.map((c) => c.id)).toEqual(['huge']);
+    expect(result.assembled_context).toMatch(/- (step )+step …\n$/);
+    expect(result.token_estimate).toBeLessThanOrEqual(60);
+    expect(result.token_estimate).toBeGreaterThan(50);
+  });
+
+  it('cuts a 4,000-character task so that items still get half the budget', () => {
+    const task = 'Please look into this. '.repeat(175).slice(0, 4000);
+    const result = pack({ task, maxTokens: 300, ranked: [item('f', 'profile_fact', 'Name is Juno')] });
+    expect(result.assembled_context).toContain(' …\n');
+    expect(result.included.map((c) => c.id)).toEqual(['f']);
+    expect(result.token_estimate).toBeLessThanOrEqual(300);
+  });
+
+  it('stays within the tiniest budgets', () => {
+    const task = 'x'.repeat(4000);
+    for (const maxTokens of [1, 2, 3, 5, 8, 13]) {
+      for (const ranked of [[], [item('f', 'profile_fact', 'Name is Juno')]]) {
+        const result = pack({ task, maxTokens, ranked });
+        expect(result.token_estimate).toBeLessThanOrEqual(maxTokens);
+        expect(result.token_estimate).toBe(countTokens(result.assembled_context));
+      }
+    }
+  });
+
+  describe('with fuzzed inputs', () => {
+    // Deterministic generator (mulberry32) so that a failure reproduces.
+    function random(seed: number): () => number {
+      let a = seed;
+      return () => {
+        a = (a + 0x6d2b79f5) | 0;
+        let t = Math.imul(a ^ (a >>> 15), 1 | a);
+        t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+      };
+    }
+    const pieces = ['word', ' ', '\n', '\n\n', '## ', '- ', 'über', '東京', '🔴', '🟢🟡', '\t', '...', '1234', 'x'];
+    const labels: ContextLabel[] = ['profile_fact', 'procedure', 'episode_summary', 'raw_episode'];
+
+    function fuzzInput(rand: () => number): PackInput {
+      const text = (maxPieces: number): string =>
+        Array.from({ length: 1 + Math.floor(rand() * maxPieces) }, () => pieces[Math.floor(rand() * pieces.length)]).join('');
+      const sessions = [null, 's1', 's2'];
+      const ranked = Array.from({ length: Math.floor(rand() * 40) }, (_, i) =>
+        item(`i${i}`, labels[Math.floor(rand() * labels.length)], text(rand() < 0.1 ? 2000 : 60), {
+          session_id: sessions[Math.floor(rand() * sessions.length)],
+          created_at: new Date(Date.UTC(2024, 0, 1) + Math.floor(rand() * 1e10)),
+        }),
+      );
+      return {
+        subjectId: 'fuzz',
+        task: text(rand() < 0.2 ? 1500 : 30).slice(0, 4000),
+        maxTokens: 1 + Math.floor(rand() ** 2 * 3000),
+        ranked,
+        currentSessionId: rand() < 0.5 ? 's1' : null,
+      };
+    }
+
+    it('never exceeds the budget and reports the exact token count', () => {
+      const rand = random(20250601);
+      for (let run = 0; run < 150; run += 1) {
+        const input = fuzzInput(rand);
+        const result = packContext(input);
+        expect(result.token_estimate).toBe(countTokens(result.assembled_context));
+        expect(result.token_estimate).toBeLessThanOrEqual(input.maxTokens);
+        expect(new Set(result.included.map((c) => c.id)).size).toBe(result.included.length);
+      }
+    });
+
+    it('gives identical output for identical input', () => {
+      const rand = random(7);
+      for (let run = 0; run < 20; run += 1) {
+        const input = fuzzInput(rand);
+        expect(packContext(input)).toEqual(packContext(structuredClone(input)));
+      }
+    });
+
+    it('fills the budget when enough small items are available', () => {
+      const ranked = Array.from({ length: 400 }, (_, i) => item(`n${i}`, 'raw_episode', `note number ${i} about the order`));
+      const lineTokens = countTokens(renderLine(ranked[0]));
+      for (const maxTokens of [100, 500, 1000, 2000]) {
+        const result = pack({ maxTokens, ranked });
+        expect(result.token_estimate).toBeLessThanOrEqual(maxTokens);
+        // Less than one more line would fit: counting lines separately wastes nothing here.
+        expect(result.token_estimate).toBeGreaterThan(maxTokens - lineTokens);
+      }
+    });
+  });
+});
+
+describe('renderLine dates', () => {
+  it('shows the client’s date label instead of created_at, cut to 64 characters', () => {
+    const at = new Date('2025-03-04T05:06:07Z');
+    expect(renderLine(item('e', 'raw_episode', 'Mel: hi', { created_at: at, date_label: '1:56 pm on 8 May, 2023' }))).toBe('- [1:56 pm on 8 May, 2023] Mel: hi\n');
+    expect(renderLine(item('e', 'raw_episode', 'Mel: hi', { created_at: at, date_label: 'x'.repeat(100) }))).toBe(`- [${'x'.repeat(64)}] Mel: hi\n`);
+    expect(renderLine(item('e', 'raw_episode', 'Mel: hi', { created_at: at, date_label: '  ' }))).toBe('- [2025-03-04 05:06 UTC] Mel: hi\n');
+    expect(renderLine(item('f', 'profile_fact', 'Likes tea', { date_label: 'today' }))).toBe('- Likes tea\n');
+  });
+
+  it('renders episodes of one instant in sequence order', () => {
+    const result = pack({ ranked: [item('b', 'raw_episode', 'second', { seq: 2 }), item('a', 'raw_episode', 'first', { seq: 1 })] });
+    expect(result.assembled_context.indexOf('first')).toBeLessThan(result.assembled_context.indexOf('second'));
+  });
+});

@@ -1,0 +1,13 @@
+import { Module } from '@nestjs/common';
+import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
+import { EpisodesController } from './episodes.controller';
+import { EpisodesRepository } from './episodes.repository';
+import { EpisodesService } from './episodes.service';
+
+@Module({
+  imports: [WebhooksModule],
+  controllers: [EpisodesController],
+  providers: [EpisodesService, EpisodesRepository],
+  exports: [EpisodesService],
+})
+export class EpisodesModule {}

@@ -1,0 +1,112 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { EpisodeRow } from './dto/episode.dto';
+
+export interface NewEpisode {
+  id: string;
+  subject_id: string;
+  session_id: string | null;
+  source: string;
+  type: string;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  provenance: Record<string, unknown>;
+  idempotency_key: string | null;
+  content_text: string;
+}
+
+const COLUMNS = raw(`id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at`);
+
+@Injectable()
+export class EpisodesRepository extends TenantScopedRepository {
+  protected readonly table = 'episodes';
+
+  /**
+   * One multi-row INSERT for the whole batch. Rows whose idempotency key already exists in the
+   * tenant are skipped (ON CONFLICT DO NOTHING); the caller reads those back by key.
+   */
+  async insertMany(em: EntityManager, scope: TenantScope, rows: NewEpisode[]): Promise<EpisodeRow[]> {
+    return this.stamped<EpisodeRow>(em, scope, (tenantId) => sql`
+      INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, idempotency_key, content_text)
+      SELECT e.id, ${tenantId}, e.subject_id, e.session_id, e.source, e.type, e.payload, e.metadata, e.provenance, e.idempotency_key, e.content_text
+      FROM jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) AS e(
+        id uuid, subject_id varchar, session_id varchar, source varchar, type varchar, payload jsonb,
+        metadata jsonb, provenance jsonb, idempotency_key varchar, content_text text, ord bigint)
+      ORDER BY e.ord
+      ON CONFLICT ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
+      RETURNING ${COLUMNS}`);
+  }
+
+  async findByIdempotencyKeys(em: EntityManager, scope: TenantScope, keys: string[]): Promise<(EpisodeRow & { idempotency_key: string })[]> {
+    if (keys.length === 0) return [];
+    // Keys are unique per tenant with NULL tenants counted as one, matching the unique index.
+    return this.scoped(em, scope, (t) => sql`
+      SELECT ${COLUMNS}, idempotency_key FROM episodes
+      WHERE ${t()} AND ${scope.filtered ? raw('TRUE') : raw('tenant_id IS NULL')} AND idempotency_key = ANY(${keys}::varchar[])`);
+  }
+
+  /** Episodes of a subject in time order (created_at, then insertion order). */
+  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean } = {}): Promise<EpisodeRow[]> {
+    return this.scoped<EpisodeRow>(em, scope, (t) => sql`
+      SELECT ${COLUMNS} FROM episodes
+      WHERE ${t()} AND subject_id = ${subjectId} ${opts.uncompiledOnly ? raw('AND last_compiled_at IS NULL') : raw('')}
+      ORDER BY created_at, seq
+      ${opts.limit ? sql`LIMIT ${opts.limit}` : raw('')}`);
+  }
+
+  /**
+   * Claims the subject's uncompiled episodes for compilation: row locks (SKIP LOCKED) mean two
+   * concurrent compiles of one subject never take the same episode.
+   */
+  async lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, limit: number): Promise<EpisodeRow[]> {
+    return this.scoped<EpisodeRow>(em, scope, (t) => sql`
+      SELECT ${COLUMNS} FROM episodes
+      WHERE ${t()} AND subject_id = ${subjectId} AND last_compiled_at IS NULL
+      ORDER BY seq
+      LIMIT ${limit}
+      FOR UPDATE SKIP LOCKED`);
+  }
+
+  async markCompiled(em: EntityManager, scope: TenantScope, ids: string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.scoped(em, scope, (t) => sql`UPDATE episodes SET last_compiled_at = now() WHERE ${t()} AND id = ANY(${ids}::uuid[])`);
+  }
+
+  async findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
+    if (ids.length === 0) return [];
+    return this.scoped<EpisodeRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM episodes WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY created_at, seq`);
+  }
+
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    const rows = await this.scoped(em, scope, (t) => sql`DELETE FROM episodes WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
+    return rows.length;
+  }
+
+  /** Subjects with counts, ordered by subject id; `_snapshot/` subjects are hidden. */
+  async listSubjects(em: EntityManager, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
+    const rows = await this.scoped<{ subject_id: string; episode_count: number; memory_count: number; total: number }>(em, scope, (t) => sql`
+      WITH subjects AS (
+        SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%' GROUP BY subject_id
+        UNION ALL
+        SELECT subject_id, 0 FROM memories WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%' GROUP BY subject_id
+      ), merged AS (
+        SELECT subject_id, max(episode_count) AS episode_count FROM subjects GROUP BY subject_id
+      )
+      SELECT m.subject_id, m.episode_count,
+        (SELECT count(*)::int FROM memories x WHERE ${t('x')} AND x.subject_id = m.subject_id) AS memory_count,
+        count(*) OVER ()::int AS total
+      FROM merged m
+      ORDER BY m.subject_id
+      LIMIT ${limit} OFFSET ${offset}`);
+    if (rows.length > 0) return { subjects: rows.map(({ total: _t, ...s }) => s), total: rows[0].total };
+    const count = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      SELECT count(*)::int AS n FROM (
+        SELECT subject_id FROM episodes WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%'
+        UNION SELECT subject_id FROM memories WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%') s`);
+    return { subjects: [], total: count[0].n };
+  }
+}
+

@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { CreateEpisodeDto } from './dto/create-episode.dto';
+import { EpisodeDto, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import { episodeText } from './episode-text';
+import { EpisodesRepository, NewEpisode } from './episodes.repository';
+
+/** Called after an ingestion commits (e.g. Support recomputes health for subjects with sessions). */
+export type IngestListener = (scope: TenantScope, episodes: EpisodeRow[]) => Promise<void>;
+
+@Injectable()
+export class EpisodesService {
+  private readonly logger = new Logger(EpisodesService.name);
+  private readonly listeners: IngestListener[] = [];
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: EpisodesRepository,
+    private readonly webhooks: WebhooksService,
+  ) {}
+
+  async create(ctx: Ctx, dto: CreateEpisodeDto): Promise<EpisodeDto> {
+    const [episode] = await this.ds.transaction(async (em) => {
+      const { rows, created } = await this.insert(em, ctx.scope, [dto]);
+      for (const row of created) await this.webhooks.enqueue(em, ctx.scope, 'episode.created', { id: row.id, subject_id: row.subject_id });
+      return rows;
+    });
+    await this.notify(ctx.scope, [episode]);
+    return toEpisodeDto(episode);
+  }
+
+  /** All-or-nothing: one transaction, one INSERT; the response keeps request order. */
+  async createBatch(ctx: Ctx, items: CreateEpisodeDto[]): Promise<EpisodesBatchDto> {
+    const rows = await this.ds.transaction(async (em) => {
+      const { rows, created } = await this.insert(em, ctx.scope, items);
+      if (created.length > 0) {
+        await this.webhooks.enqueue(em, ctx.scope, 'episodes.batch_created', {
+          count: created.length,
+          subject_ids: [...new Set(created.map((r) => r.subject_id))],
+        });
+      }
+      return rows;
+    });
+    await this.notify(ctx.scope, rows);
+    return { episodes_created: rows.length, episodes: rows.map(toEpisodeDto) };
+  }
+
+  /**
+   * Listeners run after the commit and outside the request's outcome: the episodes are stored,
+   * so a listener failure is logged, never turned into an error response (clients retry 5xx).
+   */
+  onIngested(listener: IngestListener): void {
+    this.listeners.push(listener);
+  }
+
+  private async notify(scope: TenantScope, rows: EpisodeRow[]): Promise<void> {
+    for (const listener of this.listeners) {
+      try {
+        await listener(scope, rows);
+      } catch (err) {
+        this.logger.error({ err: { message: (err as Error).message } }, 'ingest listener failed');
+      }
+    }
+  }
+
+  // Reads and writes other modules run inside their own transactions (pass its EntityManager).
+
+  /** Locks up to `limit` uncompiled episodes of a subject, oldest first (FOR UPDATE SKIP LOCKED). */
+  lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, limit: number): Promise<EpisodeRow[]> {
+    return this.repo.lockUncompiled(em, scope, subjectId, limit);
+  }
+
+  markCompiled(em: EntityManager, scope: TenantScope, ids: string[]): Promise<void> {
+    return this.repo.markCompiled(em, scope, ids);
+  }
+
+  findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
+    return this.repo.findByIds(em, scope, ids);
+  }
+
+  /** A subject's episodes in time order (created_at, then insertion order). */
+  listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number } = {}): Promise<EpisodeRow[]> {
+    return this.repo.listForSubject(em, scope, subjectId, opts);
+  }
+
+  deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    return this.repo.deleteSubject(em, scope, subjectId);
+  }
+
+  listSubjects(em: EntityManager, scope: TenantScope, limit: number, offset: number) {
+    return this.repo.listSubjects(em, scope, limit, offset);
+  }
+
+  private async insert(em: EntityManager, scope: TenantScope, items: CreateEpisodeDto[]): Promise<{ rows: EpisodeRow[]; created: EpisodeRow[] }> {
+    const drafts: NewEpisode[] = items.map((d) => ({
+      id: randomUUID(),
+      subject_id: d.subject_id,
+      session_id: d.session_id ?? null,
+      source: d.source,
+      type: d.type,
+      payload: d.payload,
+      metadata: d.metadata ?? {},
+      provenance: d.provenance ?? {},
+      idempotency_key: d.idempotency_key ?? null,
+      content_text: episodeText(d.payload),
+    }));
+    const created = await this.repo.insertMany(em, scope, drafts);
+    const byId = new Map(created.map((r) => [r.id, r]));
+    const missingKeys = drafts.filter((d) => !byId.has(d.id) && d.idempotency_key !== null).map((d) => d.idempotency_key!);
+    const existing = new Map((await this.repo.findByIdempotencyKeys(em, scope, missingKeys)).map((r) => [r.idempotency_key, r]));
+    // A key repeated inside one batch, or already stored, answers with the stored episode.
+    const rows = drafts.map((d) => byId.get(d.id) ?? existing.get(d.idempotency_key!)!);
+    return { rows, created };
+  }
+}

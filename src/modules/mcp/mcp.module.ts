@@ -1,0 +1,17 @@
+import { Module } from '@nestjs/common';
+import { ContextModule } from 'src/modules/context/context.module';
+import { EpisodesModule } from 'src/modules/episodes/episodes.module';
+import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { SubjectsModule } from 'src/modules/subjects/subjects.module';
+import { SupportModule } from 'src/modules/support/support.module';
+import { McpController } from './mcp.controller';
+import { McpService } from './mcp.service';
+
+/** The Model Context Protocol face of the service: /mcp over HTTP, and the stdio server (cli `mcp`). */
+@Module({
+  imports: [EpisodesModule, MemoriesModule, ContextModule, SupportModule, SubjectsModule],
+  controllers: [McpController],
+  providers: [McpService],
+  exports: [McpService],
+})
+export class McpModule {}

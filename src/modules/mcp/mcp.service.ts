@@ -1,0 +1,339 @@
+import { Injectable, Type } from '@nestjs/common';
+import { McpServer, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import { DataSource } from 'typeorm';
+import { z } from 'zod';
+import type { Ctx } from 'src/common/context/request-context';
+import { AppValidationPipe } from 'src/common/http/validation.pipe';
+import { metrics } from 'src/common/metrics/metrics';
+import { withSpan } from 'src/common/tracing/tracing';
+import { ContextService } from 'src/modules/context/context.service';
+import { ContextRequestDto } from 'src/modules/context/dto/context.dto';
+import { CreateEpisodeDto } from 'src/modules/episodes/dto/create-episode.dto';
+import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { CompileRequestDto, JobIdParamDto } from 'src/modules/memories/dto/compile.dto';
+import { SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
+import { MemoriesService } from 'src/modules/memories/memories.service';
+import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import { SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
+import { SubjectsService } from 'src/modules/subjects/subjects.service';
+import { HandoffRequestDto } from 'src/modules/support/dto/handoff.dto';
+import { UpsertResolutionDto } from 'src/modules/support/dto/resolution.dto';
+import { SlaQueryDto } from 'src/modules/support/dto/sla.dto';
+import { SupportService } from 'src/modules/support/support.service';
+import { RESOLUTION_STATUSES } from 'src/modules/support/support.types';
+import { toToolError } from './mcp-errors';
+
+/**
+ * How one MCP connection reaches the services. Over HTTP the request's context (request id,
+ * tenant from the guards) already exists and every call runs in it; over stdio each call opens
+ * a context of its own with the process's tenant.
+ */
+export interface McpSession {
+  transport: 'http' | 'stdio';
+  run<T>(fn: (ctx: Ctx) => Promise<T>): Promise<T>;
+}
+
+export const PROFILE_URI_TEMPLATE = 'memory://subjects/{subject_id}/profile';
+const PROFILE_FACTS_LIMIT = 500;
+
+// Argument schemas: the JSON schema a model sees. Limits mirror the REST DTOs, which also check
+// every call (the DTO is the rule; these tell the model about it up front).
+const subjectId = z.string().min(1).max(256).describe('The subject: a user, account, workspace, repository, ticket or agent id.');
+const sessionId = z.string().min(1).max(256);
+
+function ok(result: object, text?: string): CallToolResult {
+  return { content: [{ type: 'text', text: text ?? JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
+}
+
+/** Builds the MCP server (tools and resources) over the same services the REST controllers call. */
+@Injectable()
+export class McpService {
+  private readonly pipe = new AppValidationPipe();
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly episodes: EpisodesService,
+    private readonly memories: MemoriesService,
+    private readonly context: ContextService,
+    private readonly support: SupportService,
+    private readonly subjects: SubjectsService,
+  ) {}
+
+  /** The REST rules for a tool's arguments: the same DTO class, the same 422 details. */
+  private async check<T extends object>(cls: Type<T>, value: unknown): Promise<T> {
+    return (await this.pipe.transform(value ?? {}, { type: 'body', metatype: cls })) as T;
+  }
+
+  createServer(session: McpSession): McpServer {
+    const server = new McpServer(
+      { name: 'memory-service', version: '0.6.1' },
+      {
+        instructions:
+          'Durable memory for agents, organised by subject (a user, account, ticket, agent…). Record what happens with ingest_episode, ' +
+          'turn new episodes into memories with compile_memories, and before acting for a subject call get_context with your task ' +
+          'to receive a ranked markdown briefing. Errors carry codes like validation_error and not_found.',
+      },
+    );
+
+    // Every tool: span, metric, DTO check, contract error codes.
+    const tool = <A>(name: string, run: (ctx: Ctx, args: A) => Promise<CallToolResult>) =>
+      (args: A): Promise<CallToolResult> =>
+        session.run((ctx) =>
+          withSpan('mcp.tool', { 'mcp.tool': name, 'mcp.transport': session.transport }, async () => {
+            try {
+              const result = await run(ctx, args);
+              metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'ok' });
+              return result;
+            } catch (err) {
+              metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'error' });
+              return toToolError(err, ctx.requestId);
+            }
+          }),
+        );
+
+    server.registerTool(
+      'ingest_episode',
+      {
+        title: 'Record an episode',
+        description:
+          'Store one interaction for a subject: a conversation, ticket update, note or tool result. Episodes are immutable and ' +
+          'append-only; nothing is learned from them until compile_memories runs. For conversations use ' +
+          'payload {"messages": [{"role": "user", "content": "..."}, {"role": "assistant", "content": "..."}]}. ' +
+          'Pass session_id for support conversations (it drives SLA, health and handoff) and idempotency_key to make retries safe. ' +
+          'Returns the stored episode with its id.',
+        inputSchema: {
+          subject_id: subjectId,
+          source: z.string().min(1).max(256).describe('Who or what produced it, e.g. user, support-chat, agent, tool.'),
+          type: z.string().min(1).max(128).describe('Kind of record, e.g. conversation, ticket, note.'),
+          payload: z.record(z.string(), z.unknown()).describe('The content. Conversations: {"messages": [{"role", "content"}]}.'),
+          metadata: z.record(z.string(), z.unknown()).optional(),
+          provenance: z.record(z.string(), z.unknown()).optional(),
+          session_id: sessionId.optional().describe('Support session (conversation or ticket) id.'),
+          idempotency_key: z.string().min(1).max(256).optional().describe('A retry with the same key returns the original episode instead of a duplicate.'),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      },
+      tool('ingest_episode', async (ctx, args) => ok(await this.episodes.create(ctx, await this.check(CreateEpisodeDto, args)))),
+    );
+
+    server.registerTool(
+      'compile_memories',
+      {
+        title: 'Compile memories',
+        description:
+          "Turn the subject's not-yet-compiled episodes into typed memories (profile facts, episode summaries, procedures), each " +
+          'with a confidence and the ids of its source episodes; newer facts supersede older overlapping ones. Idempotent: only new ' +
+          'episodes are processed. Synchronous by default (returns the memories created); with async=true returns a job_id to poll ' +
+          'with get_compile_job.',
+        inputSchema: { subject_id: subjectId, async: z.boolean().optional().describe('Compile in the background and return a job id.') },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      },
+      tool('compile_memories', async (ctx, args) => ok(await this.memories.compile(ctx, await this.check(CompileRequestDto, args)))),
+    );
+
+    server.registerTool(
+      'get_compile_job',
+      {
+        title: 'Compile job status',
+        description: 'Status of an asynchronous compile (pending, running, completed with memories_created and memories, or failed with error).',
+        inputSchema: { job_id: z.uuid().describe('The job_id returned by compile_memories with async=true.') },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_compile_job', async (ctx, args) => ok(await this.memories.jobStatus(ctx, (await this.check(JobIdParamDto, args)).job_id))),
+    );
+
+    server.registerTool(
+      'get_context',
+      {
+        title: 'Get context for a task',
+        description:
+          'Get what the memory knows that matters for a task: a ranked, token-bounded markdown briefing with the sections Task, ' +
+          'About this user (facts), Procedures, Recent history and Recent interactions, plus provenance (the ids of every fact, ' +
+          'summary, procedure and episode used). Call it before answering or acting for a subject; describe the task in a sentence. ' +
+          'Returns the markdown as text and {assembled_context, provenance, token_estimate} as structured content.',
+        inputSchema: {
+          subject_id: subjectId,
+          task: z.string().min(1).max(4000).describe('What you are about to do, in plain words; relevance is judged against it.'),
+          max_tokens: z.int().min(1).max(128000).optional().describe('Budget of the markdown in tokens (default 4000).'),
+          session_id: sessionId.optional().describe('The conversation happening now: its items rank higher.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_context', async (ctx, args) => {
+        const bundle = await this.context.assemble(ctx, await this.check(ContextRequestDto, args));
+        const result = {
+          subject_id: bundle.subject_id,
+          task: bundle.task,
+          assembled_context: bundle.assembled_context,
+          provenance: bundle.provenance,
+          token_estimate: bundle.token_estimate,
+          sessions: bundle.sessions,
+        };
+        return {
+          content: [
+            { type: 'text', text: bundle.assembled_context },
+            { type: 'text', text: JSON.stringify({ provenance: bundle.provenance, token_estimate: bundle.token_estimate }) },
+          ],
+          structuredContent: result,
+        };
+      }),
+    );
+
+    server.registerTool(
+      'search_memories',
+      {
+        title: 'Search memories',
+        description:
+          "Search a subject's active memories by kind and/or text. q is a case-insensitive substring match on the content; with " +
+          'semantic=true it is a meaning-based query (falls back to text when embeddings are unavailable). Without q, lists the newest.',
+        inputSchema: {
+          subject_id: subjectId,
+          q: z.string().max(4000).optional().describe('Text to look for, or the query of a semantic search.'),
+          kind: z.enum(MEMORY_KINDS).optional().describe('Only memories of this kind.'),
+          semantic: z.boolean().optional().describe('Rank by meaning (cosine similarity) instead of substring match.'),
+          limit: z.int().min(1).max(100).optional().describe('1–100, default 20.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('search_memories', async (ctx, args) => ok(await this.memories.search(ctx, await this.check(SearchMemoriesQueryDto, args)))),
+    );
+
+    server.registerTool(
+      'get_timeline',
+      {
+        title: 'Read the timeline',
+        description: "A subject's episodes and memories (including superseded ones) in time order, oldest first.",
+        inputSchema: { subject_id: subjectId, limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).') },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_timeline', async (ctx, args) => {
+        const q = await this.check(TimelineQueryDto, args);
+        return ok(await this.subjects.timeline(ctx, q.subject_id, q.limit));
+      }),
+    );
+
+    server.registerTool(
+      'delete_subject',
+      {
+        title: 'Delete a subject',
+        description:
+          'Permanently erase everything stored for a subject: episodes, memories, compile jobs, resolutions and cached health. ' +
+          'Cannot be undone. Only call it when the user explicitly asks for their data to be deleted.',
+        inputSchema: { subject_id: subjectId },
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      tool('delete_subject', async (ctx, args) => ok(await this.subjects.delete(ctx, (await this.check(SubjectParamDto, args)).subject_id))),
+    );
+
+    server.registerTool(
+      'get_health',
+      {
+        title: 'Customer health',
+        description: 'Health score 0–100 of a subject (customer) with its state (healthy >= 70, watch 40–69, at_risk < 40) and the factors behind it (open issues, escalations, SLA breaches…).',
+        inputSchema: { subject_id: subjectId },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_health', async (ctx, args) => ok(await this.support.health(ctx, (await this.check(SubjectParamDto, args)).subject_id))),
+    );
+
+    server.registerTool(
+      'get_sla',
+      {
+        title: 'SLA figures',
+        description: "First-response and resolution times of a subject's support sessions, with breaches against the thresholds.",
+        inputSchema: {
+          subject_id: subjectId,
+          first_response_threshold_minutes: z.number().min(0).max(1_000_000).optional().describe('Default 5.'),
+          resolution_threshold_hours: z.number().min(0).max(1_000_000).optional().describe('Default 24.'),
+        },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_sla', async (ctx, args: { subject_id?: unknown } & Record<string, unknown>) => {
+        const { subject_id, ...thresholds } = args;
+        const subject = await this.check(SubjectParamDto, { subject_id });
+        return ok(await this.support.sla(ctx, subject.subject_id, await this.check(SlaQueryDto, thresholds)));
+      }),
+    );
+
+    server.registerTool(
+      'create_handoff',
+      {
+        title: 'Escalation handoff',
+        description:
+          'Build the handoff pack for escalating a support session to a human or another agent: the active issue, attempted steps, ' +
+          'key facts, resolution history, recent context, health, and handoff_notes (a markdown brief cut to max_tokens).',
+        inputSchema: {
+          subject_id: subjectId,
+          session_id: sessionId.describe('The session being escalated.'),
+          reason: z.string().max(256).optional().describe('Why it is handed over (default "escalation").'),
+          max_tokens: z.int().min(1).max(16000).optional().describe('Budget of handoff_notes (default 4000).'),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      },
+      tool('create_handoff', async (ctx, args) => ok(await this.support.handoff(ctx, await this.check(HandoffRequestDto, args)))),
+    );
+
+    server.registerTool(
+      'record_resolution',
+      {
+        title: 'Record a resolution',
+        description: 'Set the status of a support session (open, resolved, unresolved) with an optional summary; creates the record or updates it.',
+        inputSchema: {
+          subject_id: subjectId,
+          session_id: sessionId,
+          status: z.enum(RESOLUTION_STATUSES).optional().describe('Default open.'),
+          resolution_summary: z.string().max(2000).optional(),
+          metadata: z.record(z.string(), z.unknown()).optional(),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+      },
+      tool('record_resolution', async (ctx, args) => ok(await this.support.upsertResolution(ctx, await this.check(UpsertResolutionDto, args)))),
+    );
+
+    server.registerResource(
+      'subject-profile',
+      new ResourceTemplate(PROFILE_URI_TEMPLATE, {
+        list: () =>
+          session.run(async (ctx) => {
+            const { subjects } = await this.subjects.list(ctx, 50, 0);
+            return {
+              resources: subjects.map((s) => ({
+                uri: `memory://subjects/${encodeURIComponent(s.subject_id)}/profile`,
+                name: `Profile of ${s.subject_id}`,
+                mimeType: 'application/json',
+              })),
+            };
+          }),
+      }),
+      {
+        title: 'Subject profile',
+        description: 'The active profile facts of a subject (what is known about them), with confidence, validity and source episode ids.',
+        mimeType: 'application/json',
+      },
+      (uri, variables) => session.run((ctx) => this.readProfile(ctx, uri.href, String(variables.subject_id ?? ''))),
+    );
+
+    return server;
+  }
+
+  private async readProfile(ctx: Ctx, uri: string, encoded: string): Promise<ReadResourceResult> {
+    let subject: string;
+    try {
+      subject = decodeURIComponent(encoded);
+    } catch {
+      subject = encoded;
+    }
+    const { subject_id } = await this.check(SubjectParamDto, { subject_id: subject });
+    const rows = await this.memories.activeForSubject(this.ds.manager, ctx.scope, subject_id, { kinds: ['profile_fact'], limit: PROFILE_FACTS_LIMIT });
+    const facts = rows.map((m) => ({
+      id: m.id,
+      content: m.content,
+      confidence: m.confidence,
+      valid_from: m.valid_from,
+      valid_to: m.valid_to,
+      source_episode_ids: m.source_episode_ids,
+    }));
+    return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ subject_id, facts }, null, 2) }] };
+  }
+}

@@ -1,0 +1,20 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+
+export type CompileJobStatus = 'pending' | 'running' | 'completed' | 'failed';
+
+/** An asynchronous compile request; claimed by workers with FOR UPDATE SKIP LOCKED. */
+@Entity('compile_jobs')
+export class CompileJobEntity {
+  @PrimaryColumn('uuid') id: string;
+  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
+  @Column('varchar') subject_id: string;
+  @Column('varchar') status: CompileJobStatus;
+  @Column({ type: 'integer', nullable: true }) memories_created: number | null;
+  @Column('uuid', { array: true, nullable: true }) memory_ids: string[] | null;
+  @Column({ type: 'text', nullable: true }) error: string | null;
+  @Column('integer') attempts: number;
+  @Column('timestamptz') created_at: Date;
+  @Column({ type: 'timestamptz', nullable: true }) started_at: Date | null;
+  @Column({ type: 'timestamptz', nullable: true }) completed_at: Date | null;
+  @Column('timestamptz') updated_at: Date;
+}

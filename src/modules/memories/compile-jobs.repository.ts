@@ -1,0 +1,101 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { CompileJobRow } from './dto/compile.dto';
+
+// TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
+// result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
+const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_ids, error, attempts, created_at, started_at, completed_at, updated_at`;
+
+/**
+ * compile_jobs rows. Request paths use the caller's scope; the worker, the crons and the
+ * operator CLI work across tenants (TenantScope.ALL) because a job carries its own tenant.
+ */
+@Injectable()
+export class CompileJobsRepository extends TenantScopedRepository {
+  protected readonly table = 'compile_jobs';
+
+  async insert(em: EntityManager, scope: TenantScope, subjectId: string): Promise<CompileJobRow> {
+    const [row] = await this.stamped<CompileJobRow>(em, scope, (tenantId) => sql`
+      INSERT INTO compile_jobs (tenant_id, subject_id, status) VALUES (${tenantId}, ${subjectId}, 'pending')
+      RETURNING ${COLUMNS}`);
+    return row;
+  }
+
+  async findById(em: EntityManager, scope: TenantScope, id: string): Promise<CompileJobRow | null> {
+    const rows = await this.scoped<CompileJobRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM compile_jobs WHERE ${t()} AND id = ${id}`);
+    return rows[0] ?? null;
+  }
+
+  /** Takes up to `limit` pending jobs, oldest first; SKIP LOCKED lets every process claim concurrently. */
+  async claim(em: EntityManager, limit: number): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+      WITH claimed AS (
+        UPDATE compile_jobs SET status = 'running', started_at = now(), attempts = attempts + 1, updated_at = now()
+        WHERE id IN (
+          SELECT id FROM compile_jobs WHERE ${t()} AND status = 'pending'
+          ORDER BY created_at
+          FOR UPDATE SKIP LOCKED
+          LIMIT ${limit})
+        RETURNING ${COLUMNS})
+      SELECT * FROM claimed ORDER BY created_at`);
+  }
+
+  /** False when the job is no longer this run's (reset as orphaned and retaken, or deleted). */
+  async complete(em: EntityManager, job: CompileJobRow, memoryIds: string[]): Promise<boolean> {
+    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+      WITH done AS (
+        UPDATE compile_jobs SET status = 'completed', memories_created = ${memoryIds.length}, memory_ids = ${memoryIds}::uuid[],
+          error = NULL, completed_at = now(), updated_at = now()
+        WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
+        RETURNING id)
+      SELECT id FROM done`);
+    return rows.length > 0;
+  }
+
+  async fail(em: EntityManager, job: CompileJobRow, error: string): Promise<boolean> {
+    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+      WITH done AS (
+        UPDATE compile_jobs SET status = 'failed', error = ${error}, completed_at = now(), updated_at = now()
+        WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
+        RETURNING id)
+      SELECT id FROM done`);
+    return rows.length > 0;
+  }
+
+  /** Contract: a job `running` for longer than the threshold goes back to `pending`, its claim time cleared. */
+  async resetOrphaned(em: EntityManager, olderThanMinutes: number): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+      WITH reset AS (
+        UPDATE compile_jobs SET status = 'pending', started_at = NULL, updated_at = now()
+        WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${olderThanMinutes})
+        RETURNING ${COLUMNS})
+      SELECT * FROM reset ORDER BY created_at`);
+  }
+
+  /** Completed and failed jobs that finished more than `olderThanHours` ago. */
+  async deleteFinished(em: EntityManager, olderThanHours: number): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) => sql`
+      WITH deleted AS (
+        DELETE FROM compile_jobs
+        WHERE ${t()} AND status IN ('completed', 'failed') AND coalesce(completed_at, updated_at) < now() - make_interval(secs => ${olderThanHours * 3600})
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM deleted`);
+    return rows[0].n;
+  }
+
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH deleted AS (DELETE FROM compile_jobs WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM deleted`);
+    return rows[0].n;
+  }
+
+  /** A cluster-wide lock for one maintenance task, held until the transaction ends; false if another process holds it. */
+  async tryMaintenanceLock(em: EntityManager, task: string): Promise<boolean> {
+    const [row] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS locked`, [`memory-service:${task}`]);
+    return row.locked === true;
+  }
+}

@@ -1,0 +1,161 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { DataSource } from 'typeorm';
+import { RequestContext } from 'src/common/context/request-context';
+import { observeCompile } from 'src/common/metrics/instrument';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
+import { CompileJobsRepository } from './compile-jobs.repository';
+import { CompileJobRow } from './dto/compile.dto';
+import { MemoriesService } from './memories.service';
+
+/** A failure's message as stored in the job row (`error`); bounded, payload-free. */
+const MAX_ERROR_CHARS = 2000;
+
+/** The job was reset as orphaned (and maybe retaken) or deleted while this run compiled it. */
+class JobLostError extends Error {}
+
+/**
+ * Runs asynchronous compile jobs in every process (WORKERS_ENABLED). Jobs are claimed one at
+ * a time with FOR UPDATE SKIP LOCKED, so processes share the queue and a process that dies
+ * strands at most the one job it was running, which the orphan reset returns to `pending`.
+ * A job compiles in one transaction with its completion, so its result and its memories
+ * commit together; a failure rolls the compile back (episodes stay uncompiled) and records
+ * `failed` with the error. Also runs the two maintenance crons (orphans, retention).
+ */
+@Injectable()
+export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('compile-jobs');
+  private stopping = false;
+  private loop: Promise<void> | null = null;
+  private wake: (() => void) | null = null;
+  private failing = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ds: DataSource,
+    private readonly jobs: CompileJobsRepository,
+    private readonly memories: MemoriesService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.workersEnabled) this.loop = this.run();
+  }
+
+  /** Stops claiming and waits for the job in progress to finish (it commits or rolls back whole). */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopping = true;
+    this.wake?.();
+    await this.loop;
+  }
+
+  /**
+   * Claims and runs pending jobs one by one until none is left (or shutdown begins); returns
+   * how many ran. The loop calls it; tests call it directly (workers are off in tests).
+   */
+  async runOnce(): Promise<number> {
+    let ran = 0;
+    while (!this.stopping) {
+      const [job] = await this.jobs.claim(this.ds.manager, 1);
+      if (!job) break;
+      await this.runJob(job);
+      ran++;
+    }
+    return ran;
+  }
+
+  /** Contract: jobs `running` for over 30 minutes return to `pending`. Every 5 minutes, one replica. */
+  @Cron(CronExpression.EVERY_5_MINUTES, { name: 'compile-jobs-reset-orphaned' })
+  async resetOrphanedTick(): Promise<void> {
+    if (!this.config.workersEnabled) return;
+    await this.guarded('reset orphaned compile jobs', () => this.resetOrphaned());
+  }
+
+  /** COMPILE_JOB_RETENTION_HOURS (0 keeps everything). Hourly, one replica. */
+  @Cron(CronExpression.EVERY_HOUR, { name: 'compile-jobs-retention' })
+  async retentionTick(): Promise<void> {
+    if (!this.config.workersEnabled) return;
+    await this.guarded('delete expired compile jobs', () => this.deleteExpired());
+  }
+
+  /** Returns the jobs put back to `pending`; a no-op (empty) while another replica does the same. */
+  async resetOrphaned(olderThanMinutes = ORPHAN_MINUTES): Promise<CompileJobRow[]> {
+    const reset = await this.ds.transaction(async (em) =>
+      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-orphans')) ? this.jobs.resetOrphaned(em, olderThanMinutes) : [],
+    );
+    if (reset.length > 0) this.logger.warn({ job_ids: reset.map((j) => j.id) }, `reset ${reset.length} orphaned compile job(s) to pending`);
+    return reset;
+  }
+
+  /** Deletes completed and failed jobs older than the retention; returns how many. */
+  async deleteExpired(): Promise<number> {
+    const hours = this.config.compileJobRetentionHours;
+    if (hours <= 0) return 0;
+    const deleted = await this.ds.transaction(async (em) =>
+      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-retention')) ? this.jobs.deleteFinished(em, hours) : 0,
+    );
+    if (deleted > 0) this.logger.log(`deleted ${deleted} compile job(s) older than ${hours} h`);
+    return deleted;
+  }
+
+  private async runJob(job: CompileJobRow): Promise<void> {
+    await RequestContext.run({ requestId: `job:${job.id}`, tenantId: job.tenant_id }, async () => {
+      const scope = TenantScope.of(job.tenant_id);
+      try {
+        const rows = await observeCompile('async', job.id, () => this.memories.compileAndCommit(scope, job.subject_id, async (em, created) => {
+          if (!(await this.jobs.complete(em, job, created.map((r) => r.id)))) throw new JobLostError();
+        }));
+        const created = rows.length;
+        this.logger.log({ job_id: job.id, memories_created: created }, 'compile job completed');
+      } catch (err) {
+        if (err instanceof JobLostError) {
+          this.logger.warn({ job_id: job.id }, 'compile job changed hands while running; its work was rolled back');
+          return;
+        }
+        const message = (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_CHARS) || 'compile failed';
+        this.logger.error({ job_id: job.id, err: { type: (err as Error)?.constructor?.name, message } }, 'compile job failed');
+        await this.jobs.fail(this.ds.manager, job, message);
+      }
+    });
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        await this.runOnce();
+        if (this.failing) this.logger.log('compile job worker recovered');
+        this.failing = false;
+      } catch (err) {
+        // Usually the database is down: say so once, keep polling until it is back.
+        if (!this.failing) this.logger.warn({ err: { message: (err as Error).message } }, 'compile job round failed; retrying');
+        this.failing = true;
+      }
+      await this.sleep(this.config.workerPollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.stopping) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.wake = null;
+        resolve();
+      }, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
+  }
+
+  private async guarded(task: string, fn: () => Promise<unknown>): Promise<void> {
+    try {
+      await fn();
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, `${task} failed; next run retries`);
+    }
+  }
+}

@@ -1,0 +1,94 @@
+import type { ExistingMemory, MemoryDraft } from './heuristic-compiler';
+import { planMemories } from './memory-plan';
+
+const day = (n: number): Date => new Date(Date.UTC(2024, 0, n));
+
+function fact(episode: string, at: number, key: string | null, summary: string, content = summary): MemoryDraft {
+  return {
+    kind: 'profile_fact',
+    content,
+    summary,
+    confidence: 0.9,
+    source_episode_ids: [episode],
+    attribute_key: key,
+    valid_from: day(at),
+    valid_to: null,
+    status: 'active',
+    metadata: { compiler: 'heuristic-1' },
+  };
+}
+
+function known(id: string, at: number, key: string | null, summary: string, content = summary): ExistingMemory {
+  return { id, kind: 'profile_fact', content, summary, attribute_key: key, valid_from: day(at) };
+}
+
+describe('planMemories', () => {
+  it('supersedes an existing memory with the same kind and key', () => {
+    const plan = planMemories([known('m1', 1, 'profile:plan', 'plan: Pro')], [fact('e2', 5, 'profile:plan', 'plan: Enterprise')]);
+    expect(plan.supersede).toEqual([{ id: 'm1', valid_to: day(5) }]);
+    expect(plan.drafts).toHaveLength(1);
+    expect(plan.drafts[0].status).toBe('active');
+    expect(plan.drafts[0].metadata.supersedes).toEqual(['m1']);
+  });
+
+  it('supersedes an older draft of the same batch', () => {
+    const plan = planMemories([], [fact('e1', 1, 'profile:plan', 'plan: Pro'), fact('e2', 5, 'profile:plan', 'plan: Enterprise')]);
+    expect(plan.drafts.map((d) => [d.summary, d.status, d.valid_to])).toEqual([
+      ['plan: Pro', 'superseded', day(5)],
+      ['plan: Enterprise', 'active', null],
+    ]);
+    expect(plan.supersede).toEqual([]);
+  });
+
+  it('keeps a value that comes back after a change as a new memory', () => {
+    const plan = planMemories(
+      [],
+      [fact('e1', 1, 'profile:plan', 'plan: Pro'), fact('e2', 2, 'profile:plan', 'plan: Enterprise'), fact('e3', 3, 'profile:plan', 'plan: Pro')],
+    );
+    expect(plan.drafts.map((d) => d.status)).toEqual(['superseded', 'superseded', 'active']);
+  });
+
+  it('creates nothing for a restated fact already known', () => {
+    const plan = planMemories([known('m1', 1, 'profile:name', 'name: Juno Marsh')], [fact('e2', 2, 'profile:name', 'Name: juno marsh!', 'I am Juno Marsh')]);
+    expect(plan).toEqual({ drafts: [], supersede: [] });
+  });
+
+  it('sees the same value in other words as a restatement', () => {
+    const plan = planMemories([known('m1', 1, 'preference:danc', 'likes: dancing')], [fact('e2', 2, 'preference:danc', 'likes: all dances')]);
+    expect(plan.drafts).toEqual([]);
+  });
+
+  it('merges the provenance of a restatement within the batch', () => {
+    const plan = planMemories([], [fact('e1', 1, 'profile:name', 'name: Juno'), fact('e2', 2, 'profile:name', 'name: Juno')]);
+    expect(plan.drafts).toHaveLength(1);
+    expect(plan.drafts[0].source_episode_ids).toEqual(['e1', 'e2']);
+  });
+
+  it('treats the same content of the same kind as a duplicate unless both keys differ', () => {
+    const sameContent = planMemories([known('m1', 1, null, 'anything', 'My name is Juno')], [fact('e2', 2, 'profile:name', 'name: Juno', 'My name is Juno')]);
+    expect(sameContent.drafts).toEqual([]);
+    const twoFacts = planMemories(
+      [],
+      [fact('e1', 1, 'profile:role', 'role: CTO', "I'm the CTO at Initech"), fact('e1', 1, 'profile:company', 'company: Initech', "I'm the CTO at Initech")],
+    );
+    expect(twoFacts.drafts).toHaveLength(2);
+  });
+
+  it('never lets null keys overlap', () => {
+    const plan = planMemories([known('m1', 1, null, 'note one')], [fact('e2', 2, null, 'note two')]);
+    expect(plan.supersede).toEqual([]);
+    expect(plan.drafts[0].status).toBe('active');
+  });
+
+  it('does not let different kinds overlap', () => {
+    const existing: ExistingMemory = { ...known('m1', 1, 'procedure:export data', 'how to export'), kind: 'procedure' };
+    const plan = planMemories([existing], [fact('e2', 2, 'procedure:export data', 'how to export (2 steps)')]);
+    expect(plan.supersede).toEqual([]);
+  });
+
+  it('stores older news than an active memory as already superseded', () => {
+    const plan = planMemories([known('m1', 10, 'profile:plan', 'plan: Enterprise')], [fact('e0', 3, 'profile:plan', 'plan: Pro')]);
+    expect(plan.supersede).toEqual([]);
+    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10) });
+  });
+});

@@ -1,0 +1,90 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsBoolean, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
+import { MemoryDto, MemoryRow, toMemoryDto } from './memory.dto';
+
+export class CompileRequestDto {
+  /** The subject whose uncompiled episodes are compiled. */
+  @IsString()
+  @Length(1, 256)
+  subject_id: string;
+
+  /** `true`: answer 202 with a job id and compile in the background. Synchronous when absent. */
+  @IsOptional()
+  @IsBoolean()
+  async?: boolean;
+}
+
+export class CompileResultDto {
+  subject_id: string;
+  /** Memories stored by this call; 0 when every episode was already compiled. */
+  memories_created: number;
+  /** The stored memories, in compilation order. */
+  memories: MemoryDto[];
+}
+
+export class CompileJobAcceptedDto {
+  job_id: string;
+  @ApiProperty({ enum: ['pending'] })
+  status: 'pending';
+  subject_id: string;
+}
+
+export class JobIdParamDto {
+  @IsUUID()
+  job_id: string;
+}
+
+export interface CompileJobRow {
+  id: string;
+  tenant_id: string | null;
+  subject_id: string;
+  status: CompileJobStatus;
+  memories_created: number | null;
+  memory_ids: string[] | null;
+  error: string | null;
+  attempts: number;
+  created_at: Date;
+  started_at: Date | null;
+  completed_at: Date | null;
+  updated_at: Date;
+}
+
+/**
+ * Status of a compile job. `memories_created` and `memories` appear once the job completed and
+ * `error` once it failed; until then the keys are absent, never null (compat.md).
+ */
+export class CompileJobDto {
+  job_id: string;
+  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed'] })
+  status: CompileJobStatus;
+  subject_id: string;
+  created_at: Date;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  started_at: Date | null;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  completed_at: Date | null;
+  /** Present when completed. */
+  memories_created?: number;
+  /** Present when completed: the memories the job stored (those still existing). */
+  memories?: MemoryDto[];
+  /** Present when failed. */
+  error?: string;
+}
+
+export function toCompileJobDto(job: CompileJobRow, memories: MemoryRow[] = []): CompileJobDto {
+  const dto: CompileJobDto = {
+    job_id: job.id,
+    status: job.status,
+    subject_id: job.subject_id,
+    created_at: job.created_at,
+    started_at: job.started_at,
+    completed_at: job.completed_at,
+  };
+  if (job.status === 'completed') {
+    dto.memories_created = job.memories_created ?? memories.length;
+    dto.memories = memories.map(toMemoryDto);
+  }
+  if (job.status === 'failed') dto.error = job.error ?? 'compile failed';
+  return dto;
+}

@@ -1,0 +1,70 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { MEMORY_KINDS, MEMORY_STATUSES } from 'src/modules/memories/memory-kinds';
+import type { MemoryKind, MemoryStatus } from 'src/modules/memories/memory-kinds';
+
+/** A memories row as the repository reads it (the embedding only when asked for). */
+export interface MemoryRow {
+  id: string;
+  tenant_id: string | null;
+  subject_id: string;
+  kind: MemoryKind;
+  content: string;
+  summary: string;
+  confidence: number;
+  valid_from: Date;
+  valid_to: Date | null;
+  source_episode_ids: string[];
+  metadata: Record<string, unknown> | null;
+  status: MemoryStatus;
+  attribute_key: string | null;
+  superseded_by: string | null;
+  needs_embedding: boolean;
+  created_at: Date;
+  updated_at: Date;
+  embedding?: number[] | null;
+}
+
+/**
+ * The memory record on the wire (compat.md "Records"). No nulls except `valid_to`, whose key is
+ * always present: one client parses strictly and fails on a null string or a missing key.
+ */
+export class MemoryDto {
+  id: string;
+  subject_id: string;
+  @ApiProperty({ enum: MEMORY_KINDS })
+  kind: MemoryKind;
+  content: string;
+  /** One-line form of the content; may be empty, never null. */
+  summary: string;
+  /** 0–1. */
+  confidence: number;
+  valid_from: Date;
+  /** When the memory stopped being true (superseded or expired); null = no expiry. */
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  valid_to: Date | null;
+  /** Provenance: the episodes this memory was compiled from. */
+  source_episode_ids: string[];
+  metadata: Record<string, unknown>;
+  @ApiProperty({ enum: MEMORY_STATUSES })
+  status: MemoryStatus;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export function toMemoryDto(row: MemoryRow): MemoryDto {
+  return {
+    id: row.id,
+    subject_id: row.subject_id,
+    kind: row.kind,
+    content: row.content,
+    summary: row.summary ?? '',
+    confidence: row.confidence,
+    valid_from: row.valid_from,
+    valid_to: row.valid_to ?? null,
+    source_episode_ids: row.source_episode_ids ?? [],
+    metadata: row.metadata ?? {},
+    status: row.status,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}

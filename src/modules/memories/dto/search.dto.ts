@@ -1,0 +1,54 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import type { MemoryKind } from 'src/modules/memories/memory-kinds';
+import { MemoryDto } from './memory.dto';
+
+/** Query strings arrive as text: only the exact spellings convert, anything else stays and fails validation. */
+const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[+-]?\d{1,9}$/.test(value.trim()) ? Number(value) : value);
+const BOOLEAN_SPELLINGS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
+const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' && value.toLowerCase() in BOOLEAN_SPELLINGS ? BOOLEAN_SPELLINGS[value.toLowerCase()] : value);
+
+export class SearchMemoriesQueryDto {
+  @IsString()
+  @Length(1, 256)
+  subject_id: string;
+
+  /** Only memories of this kind. */
+  @ApiProperty({ enum: MEMORY_KINDS, required: false })
+  @IsOptional()
+  @IsIn(MEMORY_KINDS)
+  kind?: MemoryKind;
+
+  /** Case-insensitive substring of `content` (`%` and `_` are literal), or the query text of a semantic search. */
+  @IsOptional()
+  @IsString()
+  @MaxLength(4000)
+  q?: string;
+
+  /** `true` (or `1`): rank by cosine similarity to `q`; falls back to text search when embeddings are unavailable. */
+  @ApiProperty({ type: Boolean, required: false, default: false })
+  @IsOptional()
+  @Transform(toBool)
+  @IsBoolean()
+  semantic?: boolean = false;
+
+  /** 1–100. */
+  @ApiProperty({ type: Number, required: false, default: 20, minimum: 1, maximum: 100 })
+  @IsOptional()
+  @Transform(toInt)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number = 20;
+}
+
+export class SearchResultMemoryDto extends MemoryDto {
+  /** Cosine similarity to the query; semantic results only. */
+  score?: number;
+}
+
+export class MemoriesListDto {
+  memories: SearchResultMemoryDto[];
+}

@@ -1,0 +1,162 @@
+/**
+ * Embeds memories stored without an embedding (needs_embedding: the provider was down, slow or
+ * misconfigured when they were compiled). Run by a background task every
+ * EMBEDDING_BACKFILL_INTERVAL_MINUTES (WORKERS_ENABLED processes, one at a time) and by the
+ * `embeddings backfill` command.
+ *
+ * No transaction is open while the provider is called: each batch is read, embedded, then
+ * stored by one UPDATE that only touches rows still flagged.
+ */
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { EmbeddingBackfillRepository } from './embedding-backfill.repository';
+import { EMBEDDING_PROVIDER, isUsableVector } from './embedding-provider';
+import type { EmbeddingProvider } from './embedding-provider';
+import { EmbeddingDimensionError } from './openai-embedding-provider';
+
+export interface BackfillResult {
+  /** Memories that got a vector. */
+  embedded: number;
+  /** Memories whose text had nothing to embed (flag cleared, no vector). */
+  empty: number;
+  /** Still flagged when the run ended (provider failure, or the limit). */
+  remaining: number;
+  /** Why the run stopped early, if it did (safe to log). */
+  error: string | null;
+  /** False when another process was already backfilling. */
+  ran: boolean;
+}
+
+export interface BackfillOptions {
+  batchSize: number;
+  /** Most memories this run embeds; undefined = all flagged ones. */
+  limit?: number;
+  progress?: (done: number, total: number) => void;
+}
+
+const LOCK_KEY = 'memory-service:embedding-backfill';
+/** Within one process (PGlite, or a single-connection pool) the lock is this flag. */
+let runningHere = false;
+
+/**
+ * At most one backfill across processes. On PostgreSQL with a pool of several connections a
+ * session advisory lock is held on a connection of its own while the run calls the provider
+ * (an idle connection costs nothing; a transaction would). PGlite is one process with one
+ * connection, so an in-process flag is the whole lock; a one-connection pool on PostgreSQL
+ * cannot spare a connection either, and at worst two replicas embed the same rows twice
+ * (the UPDATE only changes rows still flagged, so the result is the same).
+ */
+export async function withBackfillLock<T>(ds: DataSource, dedicatedConnection: boolean, fn: () => Promise<T>): Promise<T | null> {
+  if (runningHere) return null;
+  runningHere = true;
+  try {
+    if (!dedicatedConnection) return await fn();
+    const runner = ds.createQueryRunner();
+    await runner.connect();
+    try {
+      const [row] = await runner.query(`SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS locked`, [LOCK_KEY]);
+      if (row.locked !== true) return null;
+      try {
+        return await fn();
+      } finally {
+        await runner.query(`SELECT pg_advisory_unlock(hashtextextended($1::text, 0))`, [LOCK_KEY]);
+      }
+    } finally {
+      await runner.release();
+    }
+  } finally {
+    runningHere = false;
+  }
+}
+
+export async function runBackfill(ds: DataSource, repo: EmbeddingBackfillRepository, provider: EmbeddingProvider, opts: BackfillOptions): Promise<BackfillResult> {
+  const total = await repo.countPending(ds.manager);
+  const goal = Math.min(total, opts.limit ?? total);
+  let embedded = 0;
+  let empty = 0;
+  let error: string | null = null;
+  let cursor: { cursor: string; id: string } | null = null;
+  while (embedded + empty < goal) {
+    const batch = await repo.pending(ds.manager, Math.min(opts.batchSize, goal - embedded - empty), cursor);
+    if (batch.length === 0) break;
+    cursor = { cursor: batch[batch.length - 1].cursor, id: batch[batch.length - 1].id };
+    let vectors: number[][];
+    try {
+      vectors = await provider.embed(batch.map((m) => m.content));
+    } catch (err) {
+      error = (err as Error).message;
+      if (err instanceof EmbeddingDimensionError) error = `configuration error: ${error}`;
+      break;
+    }
+    const items = batch.map((m, i) => ({ id: m.id, embedding: isUsableVector(vectors[i], provider.dimensions) ? vectors[i] : null }));
+    await repo.store(ds.manager, items);
+    for (const item of items) {
+      if (item.embedding === null) empty++;
+      else embedded++;
+    }
+    opts.progress?.(embedded + empty, goal);
+  }
+  return { embedded, empty, remaining: total - embedded - empty, error, ran: true };
+}
+
+/** Memories embedded per background run: bounded work per tick, the next tick goes on. */
+const BACKFILL_PER_RUN = 2000;
+
+@Injectable()
+export class EmbeddingBackfillService implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('embeddings');
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ds: DataSource,
+    private readonly repo: EmbeddingBackfillRepository,
+    @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider | null,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    const minutes = this.config.embeddingBackfillIntervalMinutes;
+    if (!this.config.workersEnabled || minutes <= 0 || this.provider === null || !this.provider.remote) return;
+    this.timer = setInterval(() => void this.tick(), minutes * 60_000);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running;
+  }
+
+  /** One bounded run; null when embeddings are off or another run holds the lock. Tests call it directly. */
+  async runOnce(limit = BACKFILL_PER_RUN): Promise<BackfillResult | null> {
+    if (this.provider === null) return null;
+    const provider = this.provider;
+    const dedicated = this.config.databaseUrl !== null && this.config.databasePoolSize > 1;
+    const run = withBackfillLock(this.ds, dedicated, () => runBackfill(this.ds, this.repo, provider, { batchSize: this.config.embeddingBatchSize, limit }));
+    this.running = run;
+    try {
+      return await run;
+    } finally {
+      this.running = null;
+    }
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      const result = await this.runOnce();
+      if (result === null || (result.embedded === 0 && result.empty === 0 && result.error === null)) return;
+      if (result.error !== null) {
+        const log = result.error.startsWith('configuration error') ? 'error' : 'warn';
+        this.logger[log]({ err: { message: result.error }, embedded: result.embedded, remaining: result.remaining }, 'embedding backfill stopped; the next run retries');
+      } else {
+        this.logger.log({ embedded: result.embedded, empty: result.empty, remaining: result.remaining }, 'embedding backfill done');
+      }
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, 'embedding backfill failed; the next run retries');
+    }
+  }
+}

@@ -1,0 +1,198 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql, SqlFragment } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import type { VectorMode } from 'src/db/vector-support';
+import { MemoryRow } from './dto/memory.dto';
+import type { MemoryKind, MemoryStatus } from './memory-kinds';
+
+export interface NewMemory {
+  id: string;
+  subject_id: string;
+  kind: MemoryKind;
+  content: string;
+  summary: string;
+  confidence: number;
+  valid_from: Date;
+  valid_to: Date | null;
+  source_episode_ids: string[];
+  metadata: Record<string, unknown>;
+  status: MemoryStatus;
+  attribute_key: string | null;
+  superseded_by: string | null;
+  embedding: number[] | null;
+  needs_embedding: boolean;
+}
+
+export interface Supersession {
+  id: string;
+  valid_to: Date;
+  superseded_by: string | null;
+}
+
+export interface MemoryFilter {
+  /** Only these kinds. */
+  kinds?: readonly MemoryKind[];
+  /** None of these kinds. */
+  excludeKinds?: readonly MemoryKind[];
+  limit?: number;
+  /** Also read `embedding` (real[] or null); off by default because vectors are large. */
+  withEmbedding?: boolean;
+}
+
+export type ScoredMemoryRow = MemoryRow & { score: number };
+
+const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, created_at, updated_at`;
+
+function columns(alias: string, withEmbedding = false): SqlFragment {
+  const list = COLUMNS.split(', ').map((c) => `${alias}.${c}`);
+  if (withEmbedding) list.push(`${alias}.embedding`);
+  return raw(list.join(', '));
+}
+
+/** Rows per INSERT statement: a 1536-dimension vector is ~20 kB of parameter text. */
+const INSERT_CHUNK = 200;
+
+// TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
+// result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
+
+@Injectable()
+export class MemoriesRepository extends TenantScopedRepository {
+  protected readonly table = 'memories';
+
+  /**
+   * Serialises compiles (and deletion) of one subject across connections and processes until
+   * the transaction ends. The key is the tenant and subject, so tenants never wait on each other.
+   */
+  async lockSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtextextended(coalesce($1::text, '') || '/' || $2::text, 0))`, [scope.tenantId, subjectId]);
+  }
+
+  /**
+   * Stores memories in the given order. `created_at` advances by one microsecond per row so
+   * that "newest first" lists keep compilation order even within one transaction.
+   */
+  async insertMany(em: EntityManager, scope: TenantScope, rows: NewMemory[]): Promise<MemoryRow[]> {
+    const out: MemoryRow[] = [];
+    for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
+      const chunk = rows.slice(start, start + INSERT_CHUNK).map((r, i) => ({ ...r, ord: start + i }));
+      const inserted = await this.stamped<MemoryRow & { ord: number }>(em, scope, (tenantId) => sql`
+        INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, created_at, updated_at)
+        SELECT r.id, ${tenantId}, r.subject_id, r.kind, r.content, r.summary, r.confidence, r.valid_from, r.valid_to, r.source_episode_ids,
+          r.metadata, r.status, r.attribute_key, r.superseded_by, r.embedding, r.needs_embedding,
+          now() + make_interval(secs => r.ord / 1e6), now() + make_interval(secs => r.ord / 1e6)
+        FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS r(
+          id uuid, subject_id varchar, kind varchar, content text, summary text, confidence float8, valid_from timestamptz,
+          valid_to timestamptz, source_episode_ids uuid[], metadata jsonb, status varchar, attribute_key varchar,
+          superseded_by uuid, embedding real[], needs_embedding boolean, ord int)
+        ORDER BY r.ord
+        RETURNING ${raw(COLUMNS)}`);
+      const order = new Map(chunk.map((r) => [r.id, r.ord]));
+      out.push(...inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!));
+    }
+    return out;
+  }
+
+  /** Active memories only: a memory superseded meanwhile keeps its first supersession. */
+  async supersede(em: EntityManager, scope: TenantScope, items: Supersession[]): Promise<number> {
+    if (items.length === 0) return 0;
+    const rows = await this.scoped(em, scope, (t) => sql`
+      WITH changed AS (
+        UPDATE memories m SET status = 'superseded', valid_to = s.valid_to, superseded_by = s.superseded_by, updated_at = now()
+        FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS s(id uuid, valid_to timestamptz, superseded_by uuid)
+        WHERE ${t('m')} AND m.id = s.id AND m.status = 'active'
+        RETURNING m.id)
+      SELECT id FROM changed`);
+    return rows.length;
+  }
+
+  /**
+   * A subject's active memories, newest first (created_at, then id). The generic read for
+   * compilation (conflict candidates) and context assembly (ranking candidates).
+   */
+  async activeForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter = {}): Promise<MemoryRow[]> {
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m', filter.withEmbedding)} FROM memories m
+      WHERE ${t('m')} AND m.subject_id = ${subjectId} AND m.status = 'active' ${kindFilter(filter)}
+      ORDER BY m.created_at DESC, m.id DESC
+      ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : raw('')}`);
+  }
+
+  /** All of a subject's memories (any status) in time order: created_at, then id. */
+  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m', filter.withEmbedding)} FROM memories m
+      WHERE ${t('m')} AND m.subject_id = ${subjectId} ${kindFilter(filter)}
+        ${filter.statuses ? sql`AND m.status = ANY(${[...filter.statuses]}::varchar[])` : raw('')}
+      ORDER BY m.created_at, m.id
+      ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : raw('')}`);
+  }
+
+  /** The memories with these ids that exist in scope, in the order of `ids`. */
+  async findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[])`);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return ids.map((id) => byId.get(id)).filter((r): r is MemoryRow => r !== undefined);
+  }
+
+  /**
+   * Text search over active memories: case-insensitive substring of content, with `%` and `_`
+   * literal (strpos, not LIKE). Newest first.
+   */
+  async searchText(em: EntityManager, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number }): Promise<MemoryRow[]> {
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m')} FROM memories m
+      WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
+        ${q.kind ? sql`AND m.kind = ${q.kind}` : raw('')}
+        ${q.text ? sql`AND strpos(lower(m.content), lower(${q.text})) > 0` : raw('')}
+      ORDER BY m.created_at DESC, m.id DESC
+      LIMIT ${q.limit}`);
+  }
+
+  /**
+   * Active memories with an embedding of the query's dimensions, by cosine similarity to
+   * `vector` (highest first, ties newest first). pgvector computes `<=>` on the generated
+   * column; the fallback computes the same cosine exactly over real[] in double precision, so
+   * both engines return the same memories in the same order.
+   */
+  async searchSemantic(
+    em: EntityManager,
+    scope: TenantScope,
+    mode: VectorMode,
+    q: { subjectId: string; kind?: MemoryKind; vector: number[]; limit: number },
+  ): Promise<ScoredMemoryRow[]> {
+    const similarity =
+      mode === 'pgvector'
+        ? sql`1 - (m.embedding_vec <=> ${JSON.stringify(q.vector)}::vector)`
+        : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
+               FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b))`;
+    return this.scoped<ScoredMemoryRow>(em, scope, (t) => sql`
+      SELECT * FROM (
+        SELECT ${columns('m')}, (${similarity})::float8 AS score FROM memories m
+        WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
+          AND m.embedding IS NOT NULL AND cardinality(m.embedding) = ${q.vector.length}
+          ${q.kind ? sql`AND m.kind = ${q.kind}` : raw('')}
+      ) ranked
+      WHERE score IS NOT NULL AND score <> 'NaN'::float8
+      ORDER BY score DESC, created_at DESC, id DESC
+      LIMIT ${q.limit}`);
+  }
+
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH deleted AS (DELETE FROM memories WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM deleted`);
+    return rows[0].n;
+  }
+}
+
+function kindFilter(filter: MemoryFilter): SqlFragment {
+  const parts: SqlFragment[] = [];
+  if (filter.kinds) parts.push(sql`AND m.kind = ANY(${[...filter.kinds]}::varchar[])`);
+  if (filter.excludeKinds) parts.push(sql`AND NOT (m.kind = ANY(${[...filter.excludeKinds]}::varchar[]))`);
+  return parts.length === 0 ? raw('') : parts.length === 1 ? parts[0] : sql`${parts[0]} ${parts[1]}`;
+}

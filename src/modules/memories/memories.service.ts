@@ -1,0 +1,358 @@
+import { randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { AppError } from 'src/common/errors/app-error';
+import { observeCompile } from 'src/common/metrics/instrument';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { VECTOR_MODE } from 'src/db/database.module';
+import type { VectorMode } from 'src/db/vector-support';
+import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
+import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { CompileJobsRepository } from './compile-jobs.repository';
+import type { CompilerEpisode, ExistingMemory } from './compiler/heuristic-compiler';
+import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
+import { MemoryRow, toMemoryDto } from './dto/memory.dto';
+import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
+import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
+import { EMBEDDING_PROVIDER, isUsableVector } from './embeddings/embedding-provider';
+import type { EmbeddingProvider } from './embeddings/embedding-provider';
+import { MemoriesRepository, MemoryFilter, NewMemory, Supersession } from './memories.repository';
+import { MEMORY_COMPILER } from './memory-compiler';
+import type { MemoryCompiler, PlannedCompile, PlannedDraft } from './memory-compiler';
+import type { MemoryStatus } from './memory-kinds';
+
+/**
+ * Episodes compiled per round. A compile takes rounds until the subject has no uncompiled
+ * episode left, all in one transaction (so a response or job result never reports work that
+ * was rolled back); the bound keeps each round's episodes, drafts and vectors in memory small.
+ */
+export const COMPILE_BATCH = 2000;
+
+/**
+ * Conflict candidates handed to the compiler: the subject's newest active facts, procedures and
+ * artifact references. Episode summaries are left out — one per episode, they never overlap,
+ * and a long history would make every compile read the whole subject.
+ */
+const MAX_EXISTING = 5000;
+
+/**
+ * A remote (llm) compile prepared outside the transaction: the episodes it read, and the rows
+ * and supersessions it planned, embeddings attached.
+ */
+interface PreparedCompile {
+  episodeIds: string[];
+  rows: NewMemory[];
+  supersessions: Supersession[];
+}
+
+@Injectable()
+export class MemoriesService {
+  private readonly logger = new Logger('memories');
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: MemoriesRepository,
+    private readonly jobs: CompileJobsRepository,
+    private readonly episodes: EpisodesService,
+    private readonly webhooks: WebhooksService,
+    private readonly embeddingRows: EmbeddingBackfillRepository,
+    @Inject(MEMORY_COMPILER) private readonly compiler: MemoryCompiler,
+    @Inject(EMBEDDING_PROVIDER) private readonly embeddings: EmbeddingProvider | null,
+    @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
+  ) {}
+
+  /** POST /v1/memories/compile: synchronous result, or a pending job when `async` is true. */
+  async compile(ctx: Ctx, dto: CompileRequestDto): Promise<CompileResultDto | CompileJobAcceptedDto> {
+    if (dto.async === true) {
+      const job = await this.jobs.insert(this.ds.manager, ctx.scope, dto.subject_id);
+      return { job_id: job.id, status: 'pending', subject_id: job.subject_id };
+    }
+    const rows = await observeCompile('sync', null, () => this.compileAndCommit(ctx.scope, dto.subject_id));
+    return { subject_id: dto.subject_id, memories_created: rows.length, memories: rows.map(toMemoryDto) };
+  }
+
+  /** A job of another tenant is unknown (404), like a job that never existed. */
+  async jobStatus(ctx: Ctx, jobId: string): Promise<CompileJobDto> {
+    const em = this.ds.manager;
+    const job = await this.jobs.findById(em, ctx.scope, jobId);
+    if (!job) throw AppError.notFound(`Compile job ${jobId} not found.`);
+    const memories = job.status === 'completed' ? await this.repo.findByIds(em, ctx.scope, job.memory_ids ?? []) : [];
+    return toCompileJobDto(job, memories);
+  }
+
+  /**
+   * One whole compile of a subject, as the endpoint and the job worker run it. Network work
+   * never happens inside the transaction (it would hold the subject lock and, on PGlite, the
+   * only connection): a remote compiler runs first on a snapshot (prepareRemote), and vectors
+   * from a remote embedding provider for heuristic memories are fetched after the commit
+   * (embedDeferred). `finish` runs last inside the transaction: the worker records its job's
+   * completion there, so the result and the memories commit together.
+   */
+  async compileAndCommit(scope: TenantScope, subjectId: string, finish?: (em: EntityManager, rows: MemoryRow[]) => Promise<void>): Promise<MemoryRow[]> {
+    const prepared = this.compiler.remote === true ? await this.prepareRemote(scope, subjectId) : null;
+    const rows = await this.ds.transaction(async (em) => {
+      const created = prepared === null ? await this.compileSubject(em, scope, subjectId) : await this.commitPrepared(em, scope, subjectId, prepared);
+      await finish?.(em, created);
+      return created;
+    });
+    // A prepared compile already tried its embeddings before the transaction.
+    if (prepared === null) await this.embedDeferred(rows);
+    return rows;
+  }
+
+  /**
+   * The compile pipeline, inside the caller's transaction: per-subject lock, then rounds of
+   * (lock uncompiled episodes, compile against active memories, embed, insert, supersede, mark
+   * compiled), then the `memories.compiled` event. Returns the stored memories in order.
+   *
+   * Concurrency: the advisory lock serialises compiles of one subject in every process, and
+   * each waits for the previous one to commit before reading episodes, so a repeated or
+   * parallel call finds only episodes nobody compiled and an episode is compiled exactly once.
+   */
+  async compileSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<MemoryRow[]> {
+    await this.repo.lockSubject(em, scope, subjectId);
+    const created: MemoryRow[] = [];
+    for (;;) {
+      const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, COMPILE_BATCH);
+      if (episodes.length === 0) break;
+      const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: ['episode_summary'], limit: MAX_EXISTING });
+      const plan = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
+      const { rows, supersessions } = resolvePlan(subjectId, plan, existing);
+      if (this.embeddings?.remote === true) for (const row of rows) row.needs_embedding = true;
+      else await this.attachEmbeddings(rows);
+      created.push(...(await this.repo.insertMany(em, scope, rows)));
+      await this.repo.supersede(em, scope, supersessions);
+      await this.episodes.markCompiled(em, scope, episodes.map((e) => e.id));
+      if (episodes.length < COMPILE_BATCH) break;
+    }
+    await this.webhooks.enqueue(em, scope, 'memories.compiled', { subject_id: subjectId, memories_created: created.length });
+    return created;
+  }
+
+  /**
+   * Remote compile, before the transaction: reads (no locks kept) the oldest uncompiled
+   * episodes up to the compiler's per-compile bound and the subject's active memories, calls
+   * the model, and embeds the planned memories. Episodes beyond the bound stay uncompiled for
+   * the next compile. Throws when the compiler fails (nothing is stored).
+   */
+  private async prepareRemote(scope: TenantScope, subjectId: string): Promise<PreparedCompile> {
+    const em = this.ds.manager;
+    const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, this.compiler.maxEpisodesPerCompile ?? COMPILE_BATCH);
+    if (episodes.length === 0) return { episodeIds: [], rows: [], supersessions: [] };
+    const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: ['episode_summary'], limit: MAX_EXISTING });
+    const plan = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
+    const { rows, supersessions } = resolvePlan(subjectId, plan, existing);
+    await this.attachEmbeddings(rows);
+    return { episodeIds: episodes.map((e) => e.id), rows, supersessions };
+  }
+
+  /**
+   * Stores a prepared compile under the subject lock. Between the snapshot and the lock another
+   * compile may have compiled some of the episodes: memories drawn from any of those are
+   * dropped (that compile stored its own), and only episodes still uncompiled are marked.
+   */
+  private async commitPrepared(em: EntityManager, scope: TenantScope, subjectId: string, p: PreparedCompile): Promise<MemoryRow[]> {
+    await this.repo.lockSubject(em, scope, subjectId);
+    const current = await this.episodes.findByIds(em, scope, p.episodeIds);
+    const open = new Set(current.filter((e) => e.last_compiled_at === null && e.subject_id === subjectId).map((e) => e.id));
+    const rows = p.rows.filter((r) => r.source_episode_ids.every((id) => open.has(id)));
+    if (rows.length < p.rows.length) {
+      this.logger.warn({ subject_id: subjectId, dropped: p.rows.length - rows.length }, 'episodes were compiled by another compile meanwhile; their memories from this compile are dropped');
+      const kept = new Set(rows.map((r) => r.id));
+      for (const row of rows) {
+        if (row.superseded_by !== null && !kept.has(row.superseded_by)) {
+          // Its replacement was dropped: the memory stays true.
+          row.status = 'active';
+          row.valid_to = null;
+          row.superseded_by = null;
+        }
+      }
+    }
+    const kept = new Set(rows.map((r) => r.id));
+    const supersessions = p.supersessions.filter((s) => s.superseded_by === null || kept.has(s.superseded_by));
+    const created = await this.repo.insertMany(em, scope, rows);
+    await this.repo.supersede(em, scope, supersessions);
+    await this.episodes.markCompiled(em, scope, [...open]);
+    await this.webhooks.enqueue(em, scope, 'memories.compiled', { subject_id: subjectId, memories_created: created.length });
+    return created;
+  }
+
+  /**
+   * After the commit: vectors for memories a remote provider could not embed inside the
+   * transaction. A failure leaves them flagged for the backfill; the compile has succeeded.
+   */
+  private async embedDeferred(rows: MemoryRow[]): Promise<void> {
+    const owed = rows.filter((r) => r.needs_embedding);
+    if (this.embeddings?.remote !== true || owed.length === 0) return;
+    let vectors: number[][];
+    try {
+      vectors = await this.embeddings.embed(owed.map((r) => r.content));
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message }, memories: owed.length }, 'embedding failed; memories stay flagged needs_embedding for the backfill');
+      return;
+    }
+    const dims = this.embeddings.dimensions;
+    await this.embeddingRows.store(
+      this.ds.manager,
+      owed.map((r, i) => ({ id: r.id, embedding: isUsableVector(vectors[i], dims) ? vectors[i] : null })),
+    );
+    for (const row of owed) row.needs_embedding = false;
+  }
+
+  /** GET /v1/memories/search: semantic when asked and possible, else text; active memories only. */
+  async search(ctx: Ctx, query: SearchMemoriesQueryDto): Promise<MemoriesListDto> {
+    const em = this.ds.manager;
+    const base = { subjectId: query.subject_id, kind: query.kind, limit: query.limit ?? 20 };
+    const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
+    if (query.semantic === true && text !== undefined) {
+      const vector = await this.embedQuery(text);
+      if (vector !== null) {
+        const rows = await this.repo.searchSemantic(em, ctx.scope, this.vectorMode, { ...base, vector });
+        return { memories: rows.map((r) => ({ ...toMemoryDto(r), score: r.score })) };
+      }
+    }
+    const rows = await this.repo.searchText(em, ctx.scope, { ...base, text });
+    return { memories: rows.map(toMemoryDto) };
+  }
+
+  // Reads and writes other modules run inside their own transactions (pass its EntityManager).
+
+  /**
+   * Deletes the subject's memories and compile jobs; returns the number of memories deleted.
+   * Takes the subject's compile lock first, so a compile in flight commits before the delete
+   * reads and none of its memories survive.
+   */
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    await this.repo.lockSubject(em, scope, subjectId);
+    const deleted = await this.repo.deleteSubject(em, scope, subjectId);
+    await this.jobs.deleteSubject(em, scope, subjectId);
+    return deleted;
+  }
+
+  /** Every memory of the subject (any status, unless `statuses` is given) in time order. */
+  listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
+    return this.repo.listForSubject(em, scope, subjectId, opts);
+  }
+
+  /** Active memories of the subject, newest first; filter by kinds, bound with limit, optionally with embeddings. */
+  activeForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryFilter = {}): Promise<MemoryRow[]> {
+    return this.repo.activeForSubject(em, scope, subjectId, opts);
+  }
+
+  findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
+    return this.repo.findByIds(em, scope, ids);
+  }
+
+  /**
+   * The query vector for a text, or null when embeddings are off, the provider fails, or the
+   * text has no content to embed (a zero vector). Never throws: callers fall back to text.
+   */
+  async embedQuery(text: string): Promise<number[] | null> {
+    if (this.embeddings === null) return null;
+    try {
+      const [vector] = await this.embeddings.embed([text]);
+      return isUsableVector(vector, this.embeddings.dimensions) ? vector : null;
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message } }, 'query embedding failed; using text search');
+      return null;
+    }
+  }
+
+  /**
+   * Embeds the new memories' content. A failing provider does not fail the compile: the
+   * memories are stored without a vector and flagged needs_embedding for a later backfill.
+   */
+  private async attachEmbeddings(rows: NewMemory[]): Promise<void> {
+    if (this.embeddings === null || rows.length === 0) return;
+    let vectors: number[][];
+    try {
+      vectors = await this.embeddings.embed(rows.map((r) => r.content));
+    } catch (err) {
+      this.logger.warn({ err: { message: (err as Error).message }, memories: rows.length }, 'embedding failed; memories stored without embeddings, flagged needs_embedding');
+      for (const row of rows) row.needs_embedding = true;
+      return;
+    }
+    rows.forEach((row, i) => {
+      // A zero vector (content without tokens) carries no direction: stored as no embedding.
+      row.embedding = isUsableVector(vectors[i], this.embeddings!.dimensions) ? vectors[i] : null;
+    });
+  }
+}
+
+function toCompilerEpisode(e: EpisodeRow): CompilerEpisode {
+  return {
+    id: e.id,
+    session_id: e.session_id,
+    source: e.source,
+    type: e.type,
+    payload: e.payload,
+    metadata: e.metadata ?? {},
+    created_at: e.created_at,
+  };
+}
+
+function toExistingMemory(m: MemoryRow): ExistingMemory {
+  return { id: m.id, kind: m.kind, content: m.content, summary: m.summary, attribute_key: m.attribute_key, valid_from: m.valid_from };
+}
+
+const overlapKey = (m: { kind: string; attribute_key: string | null }) => (m.attribute_key === null ? null : `${m.kind}\u0000${m.attribute_key}`);
+
+/**
+ * Rows to insert and supersessions to apply for a compile plan. `superseded_by` points at the
+ * memory that replaced one: the active draft of the same kind and attribute key, or, for a
+ * draft superseded within the batch, the next draft of that key; a compiler that names the
+ * replacement itself (`by_draft`, `replaced_by_draft`: the llm compiler) is taken at its word.
+ * Supersessions of ids that were not among the active candidates are ignored (a compiler may
+ * not touch other memories).
+ */
+export function resolvePlan(subjectId: string, plan: PlannedCompile, existing: MemoryRow[]): { rows: NewMemory[]; supersessions: Supersession[] } {
+  const rows: NewMemory[] = plan.drafts.map((d: PlannedDraft) => ({
+    id: randomUUID(),
+    subject_id: subjectId,
+    kind: d.kind,
+    content: d.content,
+    summary: d.summary ?? '',
+    confidence: d.confidence,
+    valid_from: d.valid_from,
+    valid_to: d.valid_to,
+    source_episode_ids: d.source_episode_ids,
+    metadata: d.metadata ?? {},
+    status: d.status,
+    attribute_key: d.attribute_key,
+    superseded_by: null,
+    embedding: null,
+    needs_embedding: false,
+  }));
+  const byKey = new Map<string, NewMemory[]>();
+  for (const row of rows) {
+    const key = overlapKey(row);
+    if (key !== null) byKey.set(key, [...(byKey.get(key) ?? []), row]);
+  }
+  const activeOf = (key: string | null) => (key === null ? undefined : byKey.get(key)?.find((r) => r.status === 'active'));
+  plan.drafts.forEach((d, i) => {
+    // The compiler named the replacement (llm): take it as said.
+    if (d.replaced_by_draft !== undefined && rows[d.replaced_by_draft]) rows[i].superseded_by = rows[d.replaced_by_draft].id;
+  });
+  for (const row of rows) {
+    if (row.status !== 'superseded' || row.superseded_by !== null) continue;
+    const key = overlapKey(row);
+    const group = key === null ? [] : byKey.get(key)!;
+    row.superseded_by = (activeOf(key) ?? group[group.indexOf(row) + 1])?.id ?? null;
+  }
+  const existingById = new Map(existing.map((m) => [m.id, m]));
+  const supersessions: Supersession[] = [];
+  for (const s of plan.supersede) {
+    const old = existingById.get(s.id);
+    if (!old) continue;
+    if (s.by_draft !== undefined && rows[s.by_draft]) {
+      supersessions.push({ id: s.id, valid_to: s.valid_to, superseded_by: rows[s.by_draft].id });
+      continue;
+    }
+    const key = overlapKey(old);
+    const replacement = activeOf(key) ?? (key === null ? undefined : byKey.get(key)?.at(-1));
+    supersessions.push({ id: s.id, valid_to: s.valid_to, superseded_by: replacement?.id ?? null });
+  }
+  return { rows, supersessions };
+}

@@ -1,0 +1,24 @@
+import { Injectable, NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { metrics, secondsSince } from 'src/common/metrics/metrics';
+import { routeTemplate } from 'src/common/metrics/route-template';
+
+/**
+ * Counts every HTTP request and its latency by method, route template and status, including
+ * those refused by a guard (401/403/429) or matching no route. Runs as middleware, not an
+ * interceptor, because interceptors never see guard rejections.
+ */
+@Injectable()
+export class HttpMetricsMiddleware implements NestMiddleware {
+  use(req: Request, res: Response, next: NextFunction): void {
+    const start = process.hrtime.bigint();
+    res.once('finish', () => {
+      const labels = { method: req.method, route: routeTemplate(req, res), status: String(res.statusCode) };
+      metrics.httpRequests.inc(labels);
+      metrics.httpDuration.observe(labels, secondsSince(start));
+      // 429 is only ever rate_limited (error-codes.ts).
+      if (res.statusCode === 429) metrics.rateLimitRejections.inc();
+    });
+    next();
+  }
+}

@@ -1,0 +1,89 @@
+import { IsOptional, IsString, IsUUID, Length, Matches, NotContains } from 'class-validator';
+
+export interface SnapshotRow {
+  id: string;
+  tenant_id: string | null;
+  name: string;
+  version: number;
+  source_subject_id: string;
+  snapshot_subject_id: string;
+  metadata: Record<string, unknown>;
+  episode_count: number;
+  memory_count: number;
+  created_at: Date;
+}
+
+export class SnapshotDto {
+  id: string;
+  name: string;
+  version: number;
+  source_subject_id: string;
+  /** The hidden subject holding the copies: `_snapshot/{name}/v{version}`. */
+  snapshot_subject_id: string;
+  tenant_id: string | null;
+  metadata: Record<string, unknown>;
+  episode_count: number;
+  memory_count: number;
+  created_at: Date;
+}
+
+export function toSnapshotDto(row: SnapshotRow): SnapshotDto {
+  return {
+    id: row.id,
+    name: row.name,
+    version: row.version,
+    source_subject_id: row.source_subject_id,
+    snapshot_subject_id: row.snapshot_subject_id,
+    tenant_id: row.tenant_id,
+    metadata: row.metadata ?? {},
+    episode_count: row.episode_count,
+    memory_count: row.memory_count,
+    created_at: row.created_at,
+  };
+}
+
+export class SnapshotListDto {
+  /** Newest first. */
+  snapshots: SnapshotDto[];
+}
+
+export class TenantFilterQueryDto {
+  /** Only this tenant's snapshots (and, for cleanup, subjects); without it every tenant's. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  tenant_id?: string;
+}
+
+export class SnapshotIdParamDto {
+  @IsUUID()
+  snapshot_id: string;
+}
+
+/** Snapshot subjects are never a restore target: that would change a snapshot. */
+const NOT_A_SNAPSHOT_SUBJECT = /^(?!_snapshot\/)/;
+
+export class RestoreSnapshotDto {
+  /** Subject that receives copies of the snapshot's episodes and memories (added to what it has). */
+  @IsString()
+  @Length(1, 256)
+  @Matches(NOT_A_SNAPSHOT_SUBJECT, { message: 'target_subject_id must not be a _snapshot/ subject' })
+  target_subject_id: string;
+}
+
+export class RestoreByNameDto extends RestoreSnapshotDto {
+  /** The latest version of this name is restored. */
+  @IsString()
+  @Length(1, 200)
+  @NotContains('/')
+  name: string;
+}
+
+export class RestoreResultDto {
+  snapshot_id: string;
+  name: string;
+  version: number;
+  target_subject_id: string;
+  episodes_restored: number;
+  memories_restored: number;
+}

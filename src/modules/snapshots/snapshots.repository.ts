@@ -1,0 +1,127 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { SnapshotRow } from './dto/snapshot.dto';
+
+const SNAPSHOT_COLUMNS = sql`id, tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count, created_at`;
+
+/**
+ * Snapshot metadata rows, plus the bulk SQL of snapshot creation and cleanup. Copying a subject
+ * and deleting old subjects is operator work over whole subjects, so it runs as set-based SQL on
+ * episodes, memories and their side tables directly (through the tenant-scoped base) instead of
+ * row by row through the modules that own them.
+ */
+@Injectable()
+export class SnapshotsRepository extends TenantScopedRepository {
+  protected readonly table = 'snapshots';
+
+  /**
+   * Next version of a name. Versions are unique per name across tenants (the table's unique
+   * key), so this looks at every tenant; a transaction-scoped advisory lock per name makes two
+   * concurrent creations take consecutive versions instead of colliding.
+   */
+  async nextVersion(em: EntityManager, name: string): Promise<number> {
+    await em.query(`SELECT pg_advisory_xact_lock(hashtext('snapshots.version:' || $1))`, [name]);
+    const [row] = await this.scoped<{ version: number }>(em, TenantScope.ALL, (t) =>
+      sql`SELECT coalesce(max(version), 0)::int + 1 AS version FROM snapshots WHERE ${t()} AND name = ${name}`);
+    return row.version;
+  }
+
+  /**
+   * Copies the subject's episodes and memories under `target` in one statement: every row gets a
+   * new id, `source_episode_ids` and `superseded_by` follow the new ids, and everything else
+   * (tenant, timestamps, compiled state, embeddings) is kept exactly.
+   */
+  async copySubject(em: EntityManager, scope: TenantScope, source: string, target: string): Promise<{ episodes: number; memories: number }> {
+    const [row] = await this.scoped<{ episodes: number; memories: number }>(em, scope, (t) => sql`
+      WITH emap AS MATERIALIZED (
+        SELECT id AS old_id, gen_random_uuid() AS new_id FROM episodes WHERE ${t()} AND subject_id = ${source}
+      ), mmap AS MATERIALIZED (
+        SELECT id AS old_id, gen_random_uuid() AS new_id FROM memories WHERE ${t()} AND subject_id = ${source}
+      ), copied_episodes AS (
+        INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
+        SELECT m.new_id, e.tenant_id, ${target}, e.session_id, e.source, e.type, e.payload, e.metadata, e.provenance, e.content_text, e.created_at, e.last_compiled_at
+        FROM episodes e JOIN emap m ON m.old_id = e.id
+        ORDER BY e.created_at, e.seq
+        RETURNING 1
+      ), copied_memories AS (
+        INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, created_at, updated_at)
+        SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from, x.valid_to,
+          ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
+                LEFT JOIN emap em ON em.old_id = s.id ORDER BY s.ord),
+          x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.created_at, x.updated_at
+        FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
+        RETURNING 1
+      )
+      SELECT (SELECT count(*)::int FROM copied_episodes) AS episodes, (SELECT count(*)::int FROM copied_memories) AS memories`);
+    return row;
+  }
+
+  async insert(em: EntityManager, scope: TenantScope, s: Omit<SnapshotRow, 'id' | 'tenant_id' | 'created_at'>): Promise<SnapshotRow> {
+    const [row] = await this.stamped<SnapshotRow>(em, scope, (tenantId) => sql`
+      INSERT INTO snapshots (tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count)
+      VALUES (${tenantId}, ${s.name}, ${s.version}, ${s.source_subject_id}, ${s.snapshot_subject_id}, ${JSON.stringify(s.metadata)}::jsonb,
+        ${s.episode_count}, ${s.memory_count})
+      RETURNING ${SNAPSHOT_COLUMNS}`);
+    return row;
+  }
+
+  async list(em: EntityManager, scope: TenantScope): Promise<SnapshotRow[]> {
+    return this.scoped<SnapshotRow>(em, scope, (t) => sql`
+      SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} ORDER BY created_at DESC, name, version DESC`);
+  }
+
+  async findById(em: EntityManager, scope: TenantScope, id: string): Promise<SnapshotRow | null> {
+    const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND id = ${id}`);
+    return rows[0] ?? null;
+  }
+
+  async findLatestByName(em: EntityManager, scope: TenantScope, name: string): Promise<SnapshotRow | null> {
+    const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`
+      SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND name = ${name} ORDER BY version DESC LIMIT 1`);
+    return rows[0] ?? null;
+  }
+
+  /** Transaction-scoped, so it is released on commit on whichever pooled connection took it. */
+  async tryCleanupLock(em: EntityManager): Promise<boolean> {
+    const [row] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtext('snapshots.cleanup')) AS locked`);
+    return row.locked === true;
+  }
+
+  /**
+   * Deletes every (tenant, subject) whose subject id starts with `prefix` (compared with left(),
+   * so `%` and `_` are literal) and whose newest activity — latest episode created_at or memory
+   * updated_at — is before `cutoff`. `_snapshot/` subjects are never touched. All the subject's
+   * rows go: episodes, memories, compile jobs, resolutions and cached health. Subjects with only
+   * side-table rows have no age and are left alone. Returns the number of subjects removed.
+   */
+  async deleteStaleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: string): Promise<number> {
+    const [row] = await this.scoped<{ subjects: number }>(em, scope, (t) => sql`
+      WITH activity AS (
+        SELECT tenant_id, subject_id, max(created_at) AS last_at FROM episodes
+        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, 10) <> '_snapshot/'
+        GROUP BY tenant_id, subject_id
+        UNION ALL
+        SELECT tenant_id, subject_id, max(updated_at) FROM memories
+        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, 10) <> '_snapshot/'
+        GROUP BY tenant_id, subject_id
+      ), stale AS MATERIALIZED (
+        SELECT tenant_id, subject_id FROM activity GROUP BY tenant_id, subject_id HAVING max(last_at) < ${cutoff}::timestamptz
+      ), gone_episodes AS (
+        DELETE FROM episodes x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      ), gone_memories AS (
+        DELETE FROM memories x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      ), gone_jobs AS (
+        DELETE FROM compile_jobs x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      ), gone_resolutions AS (
+        DELETE FROM resolutions x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      ), gone_health AS (
+        DELETE FROM health_cache x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      )
+      SELECT count(*)::int AS subjects FROM stale`);
+    return row.subjects;
+  }
+}

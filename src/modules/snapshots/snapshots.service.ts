@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { AppError } from 'src/common/errors/app-error';
+import { AdminService } from 'src/modules/admin/admin.service';
+import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cleanup.dto';
+import { RestoreResultDto, SnapshotDto, SnapshotListDto, SnapshotRow, toSnapshotDto } from './dto/snapshot.dto';
+import { planRestore } from './restore-plan';
+import { SnapshotsRepository } from './snapshots.repository';
+
+/** Contract: snapshot data lives under the hidden subject `_snapshot/{name}/v{version}`. */
+export const SNAPSHOT_SUBJECT_PREFIX = '_snapshot/';
+
+/** Microseconds since the epoch of 0001-01-01T00:00:00Z, the earliest timestamptz we write. */
+const EARLIEST_MS = -62_135_596_800_000;
+
+/** A name becomes one path segment of the snapshot subject, which must fit in 256 characters. */
+export function checkSnapshotName(name: string): void {
+  if (name.length < 1 || name.length > 200 || name.includes('/') || name.trim() !== name) {
+    throw new Error('snapshot name must be 1-200 characters without "/" or surrounding spaces');
+  }
+}
+
+@Injectable()
+export class SnapshotsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: SnapshotsRepository,
+    private readonly admin: AdminService,
+  ) {}
+
+  /**
+   * Copies a subject into `_snapshot/{name}/v{version}` (version = latest of the name + 1) and
+   * records the snapshot row, in one transaction. Operator-only: the contract has no endpoint
+   * for it (see the `snapshot create` CLI command). An empty subject is a not_found.
+   */
+  async create(scope: TenantScope, subjectId: string, name: string, metadata: Record<string, unknown> = {}): Promise<SnapshotDto> {
+    checkSnapshotName(name);
+    if (subjectId.startsWith(SNAPSHOT_SUBJECT_PREFIX)) throw new Error('a _snapshot/ subject cannot itself be snapshotted');
+    const row = await this.ds.transaction(async (em) => {
+      const version = await this.repo.nextVersion(em, name);
+      const snapshotSubject = `${SNAPSHOT_SUBJECT_PREFIX}${name}/v${version}`;
+      const copied = await this.repo.copySubject(em, scope, subjectId, snapshotSubject);
+      if (copied.episodes === 0 && copied.memories === 0) {
+        throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories to snapshot.`);
+      }
+      return this.repo.insert(em, scope, {
+        name,
+        version,
+        source_subject_id: subjectId,
+        snapshot_subject_id: snapshotSubject,
+        metadata,
+        episode_count: copied.episodes,
+        memory_count: copied.memories,
+      });
+    });
+    return toSnapshotDto(row);
+  }
+
+  async list(scope: TenantScope): Promise<SnapshotListDto> {
+    return { snapshots: (await this.repo.list(this.ds.manager, scope)).map(toSnapshotDto) };
+  }
+
+  restoreById(scope: TenantScope, snapshotId: string, targetSubjectId: string): Promise<RestoreResultDto> {
+    return this.restore(targetSubjectId, async (em) => {
+      const snapshot = await this.repo.findById(em, scope, snapshotId);
+      if (!snapshot) throw AppError.notFound(`Snapshot ${snapshotId} not found.`);
+      return snapshot;
+    });
+  }
+
+  restoreByName(scope: TenantScope, name: string, targetSubjectId: string): Promise<RestoreResultDto> {
+    return this.restore(targetSubjectId, async (em) => {
+      const snapshot = await this.repo.findLatestByName(em, scope, name);
+      if (!snapshot) throw AppError.notFound(`No snapshot named ${JSON.stringify(name)}.`);
+      return snapshot;
+    });
+  }
+
+  /**
+   * Deletes subjects starting with `prefix` whose newest episode or memory is older than
+   * `maxAgeHours` (never `_snapshot/` ones). An age reaching before year 1 matches nothing.
+   */
+  async cleanup(scope: TenantScope, prefix: string, maxAgeHours: number, em: EntityManager = this.ds.manager): Promise<number> {
+    const cutoffMs = Date.now() - maxAgeHours * 3_600_000;
+    if (!(cutoffMs > EARLIEST_MS)) return 0;
+    return this.repo.deleteStaleSubjects(em, scope, prefix, new Date(cutoffMs).toISOString());
+  }
+
+  /**
+   * The hourly cleanup with the contract's defaults (prefix `live_`, 24 hours). Under an advisory
+   * lock so that one replica does it; null when another holds the lock.
+   */
+  scheduledCleanup(): Promise<number | null> {
+    return this.ds.transaction(async (em) => {
+      if (!(await this.repo.tryCleanupLock(em))) return null;
+      return this.cleanup(TenantScope.ALL, DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, em);
+    });
+  }
+
+  /**
+   * Contract restore rules (see restore-plan.ts): new ids, remapped references, timestamps shifted
+   * so the newest episode is now, provenance naming the snapshot. The restored rows are added to
+   * whatever the target subject already holds; each keeps the snapshot row's tenant.
+   */
+  private async restore(targetSubjectId: string, find: (em: EntityManager) => Promise<SnapshotRow>): Promise<RestoreResultDto> {
+    return this.ds.transaction(async (em) => {
+      const snapshot = await find(em);
+      const { episodes, memories } = await this.admin.readSubject(em, TenantScope.of(snapshot.tenant_id), snapshot.snapshot_subject_id);
+      const plan = planRestore({ snapshotId: snapshot.id, targetSubjectId, episodes, memories, now: new Date(), newId: randomUUID });
+      await this.admin.insertRows(em, plan.episodes, plan.memories);
+      return {
+        snapshot_id: snapshot.id,
+        name: snapshot.name,
+        version: snapshot.version,
+        target_subject_id: targetSubjectId,
+        episodes_restored: plan.episodes.length,
+        memories_restored: plan.memories.length,
+      };
+    });
+  }
+}

@@ -1,0 +1,35 @@
+import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ReqCtx } from 'src/common/context/ctx.decorator';
+import type { Ctx } from 'src/common/context/request-context';
+import { ApiErrors } from 'src/common/http/api-errors.decorator';
+import { DeleteSubjectResultDto, ListSubjectsQueryDto, SubjectListDto, SubjectParamDto, TimelineDto, TimelineQueryDto } from './dto/subjects.dto';
+import { SubjectsService } from './subjects.service';
+
+@ApiTags('subjects')
+@ApiErrors()
+@Controller('v1')
+export class SubjectsController {
+  constructor(private readonly subjects: SubjectsService) {}
+
+  /** Subjects with their episode and memory counts, ordered by id; snapshot subjects are hidden. */
+  @Get('subjects')
+  @ApiOkResponse({ type: SubjectListDto })
+  list(@ReqCtx() ctx: Ctx, @Query() q: ListSubjectsQueryDto): Promise<SubjectListDto> {
+    return this.subjects.list(ctx, q.limit, q.offset);
+  }
+
+  /** Permanently deletes everything stored for the subject. Ids containing `/` are sent as `%2F`. Emits `subject.deleted`. */
+  @Delete('subjects/:subject_id')
+  @ApiOkResponse({ type: DeleteSubjectResultDto })
+  delete(@ReqCtx() ctx: Ctx, @Param() p: SubjectParamDto): Promise<DeleteSubjectResultDto> {
+    return this.subjects.delete(ctx, p.subject_id);
+  }
+
+  /** Episodes and memories of a subject in time order. */
+  @Get('timeline')
+  @ApiOkResponse({ type: TimelineDto })
+  timeline(@ReqCtx() ctx: Ctx, @Query() q: TimelineQueryDto): Promise<TimelineDto> {
+    return this.subjects.timeline(ctx, q.subject_id, q.limit);
+  }
+}

@@ -1,0 +1,53 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
+import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
+import { MemoriesService } from 'src/modules/memories/memories.service';
+import { SupportService } from 'src/modules/support/support.service';
+import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
+
+const DEFAULT_TIMELINE_LIMIT = 1000;
+
+/** Subject-level views and erasure across the episodes, memories and support rooms. */
+@Injectable()
+export class SubjectsService {
+  constructor(
+    private readonly ds: DataSource,
+    private readonly episodes: EpisodesService,
+    private readonly memories: MemoriesService,
+    private readonly support: SupportService,
+    private readonly webhooks: WebhooksService,
+  ) {}
+
+  async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
+    return this.episodes.listSubjects(this.ds.manager, ctx.scope, limit, offset);
+  }
+
+  /**
+   * Erases everything stored for the subject in one transaction (episodes, memories, compile
+   * jobs, resolutions, cached health), so a re-used id starts clean. An unknown subject is a
+   * 200 with zero counts (compat.md: clients delete a fresh subject first).
+   */
+  async delete(ctx: Ctx, subjectId: string): Promise<DeleteSubjectResultDto> {
+    return this.ds.transaction(async (em) => {
+      // Memories first: it takes the subject's compile lock, so a compile in flight finishes
+      // before anything of the subject is read or deleted.
+      const memoriesDeleted = await this.memories.deleteSubject(em, ctx.scope, subjectId);
+      const episodesDeleted = await this.episodes.deleteSubject(em, ctx.scope, subjectId);
+      await this.support.deleteSubject(em, ctx.scope, subjectId);
+      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memoriesDeleted };
+      await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
+      return result;
+    });
+  }
+
+  async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT): Promise<TimelineDto> {
+    const em = this.ds.manager;
+    const episodes = await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit });
+    const memories = await this.memories.listForSubject(em, ctx.scope, subjectId, { limit });
+    return { subject_id: subjectId, episodes: episodes.map(toEpisodeDto), memories: memories.map(toMemoryDto) };
+  }
+}

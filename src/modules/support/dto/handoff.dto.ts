@@ -1,0 +1,84 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { HEALTH_STATES, RESOLUTION_STATUSES } from 'src/modules/support/support.types';
+import type { HandoffPack, HealthState, ResolutionStatus } from 'src/modules/support/support.types';
+import { HealthFactorDto } from './health.dto';
+
+export class HandoffRequestDto {
+  @IsString()
+  @Length(1, 256)
+  subject_id: string;
+
+  /** The session being escalated. */
+  @IsString()
+  @Length(1, 256)
+  session_id: string;
+
+  /** Why the session is handed over; `escalation` when absent. */
+  @ApiProperty({ type: String, required: false, default: 'escalation', maxLength: 256 })
+  @IsOptional()
+  @IsString()
+  @MaxLength(256)
+  reason?: string = 'escalation';
+
+  /** Token budget of `handoff_notes` (cl100k); 1–16000. */
+  @ApiProperty({ type: Number, required: false, default: 4000, minimum: 1, maximum: 16000 })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(16000)
+  max_tokens?: number = 4000;
+}
+
+export class ResolutionHistoryItemDto {
+  session_id: string;
+  @ApiProperty({ enum: RESOLUTION_STATUSES })
+  status: ResolutionStatus;
+  /** The resolution summary, '' when none was given. */
+  summary: string;
+  @ApiProperty({ type: String, format: 'date-time', nullable: true })
+  resolved_at: string | null;
+}
+
+export class HandoffProvenanceDto {
+  /** The key facts (active profile facts). */
+  fact_ids: string[];
+  /** Episodes of the session behind the active issue and the attempted steps. */
+  episode_ids: string[];
+  resolution_ids: string[];
+  /** Episodes shown in recent_context. */
+  context_episode_ids: string[];
+}
+
+export class HandoffPackDto {
+  subject_id: string;
+  session_id: string;
+  reason: string;
+  generated_at: string;
+  /** Starts with the subject id. */
+  customer_summary: string;
+  active_issue: string;
+  attempted_steps: string[];
+  /** Contents of the active profile facts, newest first. */
+  key_facts: string[];
+  @ApiProperty({ type: [ResolutionHistoryItemDto] })
+  resolution_history: ResolutionHistoryItemDto[];
+  recent_context: string[];
+  @ApiProperty({ type: Number, nullable: true })
+  health_score: number | null;
+  @ApiProperty({ enum: HEALTH_STATES, nullable: true })
+  health_state: HealthState | null;
+  /** The (up to 3) most harmful health factors. */
+  @ApiProperty({ type: [HealthFactorDto] })
+  health_factors: HealthFactorDto[];
+  /** Markdown brief, cut to max_tokens; identical requests give identical notes. */
+  handoff_notes: string;
+  /** Tokens of handoff_notes (cl100k); always <= max_tokens. */
+  token_estimate: number;
+  @ApiProperty({ type: HandoffProvenanceDto })
+  provenance: HandoffProvenanceDto;
+}
+
+export function toHandoffPackDto(pack: HandoffPack): HandoffPackDto {
+  return { ...pack };
+}

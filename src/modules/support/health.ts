@@ -1,0 +1,317 @@
+/**
+ * Customer health (GET /v1/subjects/{id}/health) and its state-change events.
+ *
+ * Formula (also in docs/support.md). Score = clamp(100 + sum of factor impacts, 0, 100).
+ * A subject with no sessions scores 100, `healthy`, no factors (compat.md). Sessions are those
+ * of `buildSessions`: any session id on an episode or a resolution record. "Open" = not resolved
+ * (`open`, `unresolved`, `unknown`). "In the window" = open, or last activity within 30 days.
+ *
+ * | signal                  | per                                                    | impact | cap |
+ * |-------------------------|--------------------------------------------------------|--------|-----|
+ * | unresolved_issues       | open session                                           | -15    | -45 |
+ * | idle_open_issue         | open session with no activity for more than 48 h       | -10    | -20 |
+ * | sla_resolution_breaches | session in the window with resolution_breached         | -5     | -15 |
+ * | slow_first_response     | session in the window with first_response_breached     | -5     | -15 |
+ * | repeated_issues         | session in the window repeating an earlier one's issue | -10    | -20 |
+ * | escalations             | non-agent message of the last 7 days, urgent wording   | -20    | -40 |
+ * | recent_resolution       | any session resolved in the last 7 days (once)         | +5     |     |
+ * | high_resolution_rate    | >= 3 sessions in the window, >= 80 % resolved (once)  | +10    |     |
+ *
+ * Weights: an open, idle, breached session already pays -15 and -10, so the breach adds only a
+ * little; urgent wording weighs most, so a single urgent open issue is enough to leave `healthy`
+ * (100 - 15 - 20 = 65, `watch`); positives can only offset, the score never exceeds 100.
+ * - SLA flags come from `computeSla` with the contract defaults (5 min, 24 h) unless given.
+ * - Repeated issue: two sessions' opening customer messages share >= 2 content words and those
+ *   shared words are >= 60 % of the shorter message's content words (overlap coefficient).
+ *   Content words: lower-case letter/digit runs of >= 3 characters, minus stop words and generic
+ *   support words, with a light suffix strip (-ing, -ed, -s). Sessions linked directly or through
+ *   others form one issue; an issue raised in k sessions counts k - 1.
+ * - Urgent wording: the whole words/phrases of URGENT_PATTERNS in customer and unattributed
+ *   lines (agent lines excluded: "I'll escalate" is the agent's wording, not the customer's).
+ * - Factors are ordered most harmful first (ties in the table's order), so the first three are
+ *   the ones worth showing in a handoff.
+ * - Details carry counts and ids, never durations measured to "now", so two computations a
+ *   second apart render the same text unless a threshold was crossed.
+ * State: healthy >= 70, watch 40–69, at_risk < 40 (contract).
+ */
+import { buildSessions, customerMessages, isOpenStatus, speakerLines, type SupportSession } from './sessions';
+import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
+import type {
+  HealthFactor,
+  HealthResult,
+  HealthSignal,
+  HealthState,
+  HealthTransitionEvent,
+  ResolutionRecord,
+  SlaSessionItem,
+  SupportEpisode,
+} from './support.types';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+const OPEN_SESSION_IMPACT = -15;
+const OPEN_SESSION_CAP = -45;
+const IDLE_HOURS = 48;
+const IDLE_IMPACT = -10;
+const IDLE_CAP = -20;
+const RESOLUTION_BREACH_IMPACT = -5;
+const RESOLUTION_BREACH_CAP = -15;
+const SLOW_RESPONSE_IMPACT = -5;
+const SLOW_RESPONSE_CAP = -15;
+const REPEAT_IMPACT = -10;
+const REPEAT_CAP = -20;
+const ESCALATION_IMPACT = -20;
+const ESCALATION_CAP = -40;
+const RECENT_RESOLUTION_IMPACT = 5;
+const HIGH_RATE_IMPACT = 10;
+const HIGH_RATE_MIN_SESSIONS = 3;
+const HIGH_RATE_MIN_SHARE = 0.8;
+const HISTORY_WINDOW_DAYS = 30;
+const RECENT_WINDOW_DAYS = 7;
+const REPEAT_MIN_SHARED_WORDS = 2;
+const REPEAT_MIN_OVERLAP = 0.6;
+const MAX_IDS_IN_DETAIL = 10;
+
+export const HEALTHY_MIN_SCORE = 70;
+export const WATCH_MIN_SCORE = 40;
+
+const SIGNAL_ORDER: readonly HealthSignal[] = [
+  'unresolved_issues',
+  'idle_open_issue',
+  'sla_resolution_breaches',
+  'slow_first_response',
+  'repeated_issues',
+  'escalations',
+  'recent_resolution',
+  'high_resolution_rate',
+];
+
+/** Label shown in a detail, matched as whole words (case-insensitive). */
+const URGENT_PATTERNS: ReadonlyArray<readonly [string, RegExp]> = [
+  ['urgent', /\burgent(ly)?\b/],
+  ['asap', /\basap\b|\bas soon as possible\b/],
+  ['emergency', /\bemergency\b/],
+  ['escalate', /\bescalat(e|ed|ing|ion)\b/],
+  ['outage', /\boutages?\b/],
+  ['critical', /\bcritical\b/],
+  ['is down', /\b(production|prod|site|website|service|server|system|app|api|everything)\s+(is|was|went|has been)\s+down\b/],
+  ['data loss', /\b(data loss|losing data|lost (all )?(our|my) data)\b/],
+];
+
+const STOP_WORDS: ReadonlySet<string> = new Set(
+  (
+    'the and for with this that these those are was were been being have has had not but you your yours our ours ' +
+    'they them their its from into onto when what why how who which where there here then than now can cannot ' +
+    'could would should will wont does doesn did didn don isn aren wasn won just still again also very really ' +
+    'some any all more most much many about after before over under out off get got getting please thanks thank ' +
+    'hello hey help issue issues problem problems today yesterday since keep keeps anyone someone something'
+  ).split(' '),
+);
+
+export interface HealthOptions {
+  now: Date;
+  /** SLA thresholds for the breach signals; contract defaults when absent. */
+  sla?: Partial<SlaThresholds>;
+}
+
+export function computeHealth(
+  subjectId: string,
+  episodes: readonly SupportEpisode[],
+  resolutions: readonly ResolutionRecord[],
+  options: HealthOptions,
+): HealthResult {
+  const sessions = buildSessions(episodes, resolutions);
+  if (sessions.length === 0) return { subject_id: subjectId, score: 100, state: 'healthy', factors: [] };
+
+  const now = options.now.getTime();
+  const thresholds: SlaThresholds = { ...DEFAULT_SLA_THRESHOLDS, ...options.sla };
+  const sla = new Map(
+    computeSla(subjectId, episodes, resolutions, { ...thresholds, now: options.now }).sessions.map((s) => [s.session_id, s] as const),
+  );
+  const open = sessions.filter((s) => isOpenStatus(s.status));
+  const inWindow = sessions.filter((s) => isOpenStatus(s.status) || s.last_activity_at.getTime() >= now - HISTORY_WINDOW_DAYS * DAY_MS);
+  const slaOf = (s: SupportSession): SlaSessionItem | undefined => sla.get(s.session_id);
+
+  const factors: HealthFactor[] = [];
+  const add = (signal: HealthSignal, impact: number, detail: string): void => {
+    factors.push({ signal, impact, detail });
+  };
+
+  if (open.length > 0) add('unresolved_issues', capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), `${open.length} open session(s)`);
+
+  const idle = open.filter((s) => s.last_activity_at.getTime() < now - IDLE_HOURS * HOUR_MS);
+  if (idle.length > 0) {
+    add('idle_open_issue', capped(idle.length, IDLE_IMPACT, IDLE_CAP), `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}`);
+  }
+
+  const resolutionBreaches = inWindow.filter((s) => slaOf(s)?.resolution_breached === true);
+  if (resolutionBreaches.length > 0) {
+    add(
+      'sla_resolution_breaches',
+      capped(resolutionBreaches.length, RESOLUTION_BREACH_IMPACT, RESOLUTION_BREACH_CAP),
+      `${resolutionBreaches.length} session(s) beyond the ${thresholds.resolutionThresholdHours}h resolution target: ${ids(resolutionBreaches)}`,
+    );
+  }
+
+  const slowResponses = inWindow.filter((s) => slaOf(s)?.first_response_breached === true);
+  if (slowResponses.length > 0) {
+    add(
+      'slow_first_response',
+      capped(slowResponses.length, SLOW_RESPONSE_IMPACT, SLOW_RESPONSE_CAP),
+      `${slowResponses.length} session(s) waited more than ${thresholds.firstResponseThresholdMinutes} min for a first response: ${ids(slowResponses)}`,
+    );
+  }
+
+  const repeated = repeatedIssues(inWindow);
+  const repeats = repeated.reduce((sum, group) => sum + group.length - 1, 0);
+  if (repeats > 0) {
+    add(
+      'repeated_issues',
+      capped(repeats, REPEAT_IMPACT, REPEAT_CAP),
+      repeated.map((group) => `same issue raised in ${group.length} sessions: ${ids(group)}`).join('; '),
+    );
+  }
+
+  const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS);
+  if (urgent.count > 0) {
+    add(
+      'escalations',
+      capped(urgent.count, ESCALATION_IMPACT, ESCALATION_CAP),
+      `${urgent.count} message(s) with urgent wording in the last ${RECENT_WINDOW_DAYS} days (${urgent.labels.join(', ')})`,
+    );
+  }
+
+  const recentlyResolved = sessions.filter((s) => s.resolved_at !== null && s.resolved_at.getTime() >= now - RECENT_WINDOW_DAYS * DAY_MS);
+  if (recentlyResolved.length > 0) {
+    add('recent_resolution', RECENT_RESOLUTION_IMPACT, `${recentlyResolved.length} session(s) resolved in the last ${RECENT_WINDOW_DAYS} days`);
+  }
+
+  const resolvedInWindow = inWindow.filter((s) => !isOpenStatus(s.status)).length;
+  if (inWindow.length >= HIGH_RATE_MIN_SESSIONS && resolvedInWindow / inWindow.length >= HIGH_RATE_MIN_SHARE) {
+    add(
+      'high_resolution_rate',
+      HIGH_RATE_IMPACT,
+      `${resolvedInWindow} of ${inWindow.length} sessions of the last ${HISTORY_WINDOW_DAYS} days resolved (${Math.round((100 * resolvedInWindow) / inWindow.length)}%)`,
+    );
+  }
+
+  factors.sort((a, b) => a.impact - b.impact || SIGNAL_ORDER.indexOf(a.signal) - SIGNAL_ORDER.indexOf(b.signal));
+  const score = Math.min(100, Math.max(0, 100 + factors.reduce((sum, f) => sum + f.impact, 0)));
+  return { subject_id: subjectId, score, state: healthStateForScore(score), factors };
+}
+
+export function healthStateForScore(score: number): HealthState {
+  if (score >= HEALTHY_MIN_SCORE) return 'healthy';
+  if (score >= WATCH_MIN_SCORE) return 'watch';
+  return 'at_risk';
+}
+
+const STATE_RANK: Readonly<Record<HealthState, number>> = { healthy: 0, watch: 1, at_risk: 2 };
+
+/**
+ * The webhook event for a change of state, or null when the state is unchanged. Moving toward
+ * at_risk is `subject.health_degraded`, toward healthy `subject.health_improved`, including the
+ * jumps healthy↔at_risk that skip watch. With no previous computation the subject is compared
+ * with healthy/100: before its first session every subject scores exactly that, so a subject
+ * first seen healthy emits nothing and one first seen at risk emits a degradation.
+ */
+export function healthTransitionEvent(
+  previous: { state: HealthState; score: number } | null,
+  current: HealthResult,
+  now: Date,
+): HealthTransitionEvent | null {
+  const before = previous ?? { state: 'healthy', score: 100 };
+  const change = STATE_RANK[current.state] - STATE_RANK[before.state];
+  if (change === 0) return null;
+  return {
+    event: change > 0 ? 'subject.health_degraded' : 'subject.health_improved',
+    data: {
+      subject_id: current.subject_id,
+      previous_state: before.state,
+      current_state: current.state,
+      score: current.score,
+      previous_score: before.score,
+      factors: current.factors,
+      generated_at: now.toISOString(),
+    },
+  };
+}
+
+function capped(count: number, each: number, cap: number): number {
+  return Math.max(cap, count * each);
+}
+
+/** Session ids for a detail; a long tail is counted, not listed, to keep payloads small. */
+function ids(sessions: readonly SupportSession[]): string {
+  const listed = sessions.slice(0, MAX_IDS_IN_DETAIL).map((s) => s.session_id);
+  const rest = sessions.length - listed.length;
+  return rest > 0 ? `${listed.join(', ')} and ${rest} more` : listed.join(', ');
+}
+
+/**
+ * Groups (size >= 2) of sessions raising the same issue, each in session order, groups ordered
+ * by their first session. Linking is transitive (union-find), so the result does not depend on
+ * which pair is compared first.
+ */
+export function repeatedIssues(sessions: readonly SupportSession[]): SupportSession[][] {
+  const words = sessions.map((s) => {
+    const opening = customerMessages(s)[0];
+    return opening ? contentWords(opening.text) : new Set<string>();
+  });
+  const parent = sessions.map((_, i) => i);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
+  for (let i = 0; i < sessions.length; i++) {
+    for (let j = i + 1; j < sessions.length; j++) {
+      if (sameIssue(words[i], words[j])) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
+    }
+  }
+  const groups = new Map<number, SupportSession[]>();
+  sessions.forEach((s, i) => {
+    const r = root(i);
+    groups.set(r, [...(groups.get(r) ?? []), s]);
+  });
+  return [...groups.values()].filter((g) => g.length > 1);
+}
+
+function sameIssue(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
+  const shared = [...a].filter((w) => b.has(w)).length;
+  return shared >= REPEAT_MIN_SHARED_WORDS && shared / Math.min(a.size, b.size) >= REPEAT_MIN_OVERLAP;
+}
+
+export function contentWords(text: string): Set<string> {
+  const words = new Set<string>();
+  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
+    if (word.length < 3 || STOP_WORDS.has(word)) continue;
+    words.add(stem(word));
+  }
+  return words;
+}
+
+/** Just enough to make "fails", "failed" and "failing" one word; not a linguistic stemmer. */
+function stem(word: string): string {
+  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
+  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
+  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
+  return word;
+}
+
+/** Episodes since `fromMs` whose non-agent lines use urgent wording, and the labels found. */
+function urgentMessages(episodes: readonly SupportEpisode[], fromMs: number): { count: number; labels: string[] } {
+  const found = new Set<string>();
+  let count = 0;
+  for (const episode of episodes) {
+    if (episode.created_at.getTime() < fromMs) continue;
+    const text = speakerLines(episode)
+      .filter((l) => l.speaker !== 'agent')
+      .map((l) => l.text)
+      .join('\n')
+      .toLowerCase();
+    const labels = URGENT_PATTERNS.filter(([, pattern]) => pattern.test(text)).map(([label]) => label);
+    if (labels.length === 0) continue;
+    count++;
+    labels.forEach((l) => found.add(l));
+  }
+  return { count, labels: URGENT_PATTERNS.map(([label]) => label).filter((l) => found.has(l)) };
+}
+

@@ -1,0 +1,123 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import type { ResolutionRow } from './dto/resolution.dto';
+import type { HealthFactor, HealthState, ResolutionStatus } from './support.types';
+
+export interface ResolutionDraft {
+  id: string;
+  subject_id: string;
+  session_id: string;
+  status: ResolutionStatus;
+  resolution_summary: string | null;
+  metadata: Record<string, unknown>;
+}
+
+export interface CachedHealth {
+  state: HealthState;
+  score: number;
+}
+
+export interface HealthToCache {
+  subject_id: string;
+  state: HealthState;
+  score: number;
+  factors: HealthFactor[];
+}
+
+const RESOLUTION_COLUMNS = raw(`id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata, created_at, updated_at`);
+
+/**
+ * The Support module's two tables: `resolutions` (one record per tenant, subject and session)
+ * and `health_cache` (the last computed health per tenant and subject). Both unique indexes
+ * treat a NULL tenant as '' so single-tenant rows have one key too (migrations 0008, 0012).
+ */
+@Injectable()
+export class SupportRepository extends TenantScopedRepository {
+  protected readonly table = 'resolutions/health_cache';
+
+  /**
+   * Creates or updates the record of (subject, session) in one statement, so two concurrent
+   * upserts of a pair leave one row and both succeed (the second waits for the first's row and
+   * updates it). The id and created_at are kept; the other fields take the values sent.
+   * resolved_at: set to now when the status becomes `resolved`; kept when it already was (a
+   * re-sent `resolved` does not move the resolution time; legacy rows without one keep
+   * updated_at, the latest moment they can have been resolved); null for any other status.
+   */
+  async upsertResolution(em: EntityManager, scope: TenantScope, draft: ResolutionDraft): Promise<ResolutionRow> {
+    const [row] = await this.stamped<ResolutionRow>(em, scope, (tenantId) => sql`
+      INSERT INTO resolutions AS r (id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata)
+      VALUES (${draft.id}, ${tenantId}, ${draft.subject_id}, ${draft.session_id}, ${draft.status}, ${draft.resolution_summary},
+        CASE WHEN ${draft.status}::varchar = 'resolved' THEN now() END, ${JSON.stringify(draft.metadata)}::jsonb)
+      ON CONFLICT ((coalesce(tenant_id, '')), subject_id, session_id) DO UPDATE SET
+        status = EXCLUDED.status,
+        resolution_summary = EXCLUDED.resolution_summary,
+        metadata = EXCLUDED.metadata,
+        resolved_at = CASE
+          WHEN EXCLUDED.status <> 'resolved' THEN NULL
+          WHEN r.status = 'resolved' THEN coalesce(r.resolved_at, r.updated_at)
+          ELSE now() END,
+        updated_at = now()
+      RETURNING ${RESOLUTION_COLUMNS}`);
+    return row;
+  }
+
+  /** Newest update first (ties: newest record first, then id), optionally of one status. */
+  async listResolutions(em: EntityManager, scope: TenantScope, subjectId: string, status?: ResolutionStatus): Promise<ResolutionRow[]> {
+    return this.scoped<ResolutionRow>(em, scope, (t) => sql`
+      SELECT ${RESOLUTION_COLUMNS} FROM resolutions
+      WHERE ${t()} AND subject_id = ${subjectId} ${status ? sql`AND status = ${status}` : raw('')}
+      ORDER BY updated_at DESC, created_at DESC, id`);
+  }
+
+  /**
+   * The cached health of a subject, row-locked until the transaction ends, or null when none is
+   * cached. Holding the lock while computing and comparing is what makes each state change
+   * emit its event once: a concurrent computation waits here and then sees the new state.
+   */
+  async lockCachedHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<CachedHealth | null> {
+    const rows = await this.scoped<CachedHealth>(em, scope, (t) => sql`
+      SELECT state, score FROM health_cache
+      WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${subjectId}
+      FOR UPDATE`);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * Caches the first computed health of a subject. False when a concurrent computation cached
+   * one first (ON CONFLICT waits for it to commit): the caller then locks that row and
+   * computes again.
+   */
+  async insertCachedHealth(em: EntityManager, scope: TenantScope, health: HealthToCache): Promise<boolean> {
+    const rows = await this.stamped(em, scope, (tenantId) => sql`
+      INSERT INTO health_cache (tenant_id, subject_id, state, score, factors)
+      VALUES (${tenantId}, ${health.subject_id}, ${health.state}, ${health.score}, ${JSON.stringify(health.factors)}::jsonb)
+      ON CONFLICT ((coalesce(tenant_id, '')), subject_id) DO NOTHING
+      RETURNING 1`);
+    return rows.length > 0;
+  }
+
+  /** Updates the row locked by `lockCachedHealth`. */
+  async updateCachedHealth(em: EntityManager, scope: TenantScope, health: HealthToCache): Promise<void> {
+    await this.scoped(em, scope, (t) => sql`
+      UPDATE health_cache SET state = ${health.state}, score = ${health.score}, factors = ${JSON.stringify(health.factors)}::jsonb, updated_at = now()
+      WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${health.subject_id}`);
+  }
+
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
+    const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
+    const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
+    return { resolutions: resolutions.length, healthCache: healthCache.length };
+  }
+}
+
+/**
+ * The cache holds one row per (tenant, subject) with NULL tenants as one key. An unfiltered
+ * scope (single-tenant mode) owns the NULL-tenant row only: reading another tenant's cached
+ * state would compare against the wrong history.
+ */
+function nullTenantOnly(scope: TenantScope) {
+  return scope.filtered ? raw('TRUE') : raw('tenant_id IS NULL');
+}

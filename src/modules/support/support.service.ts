@@ -1,0 +1,218 @@
+import { randomUUID } from 'node:crypto';
+import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
+import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
+import { MemoriesService } from 'src/modules/memories/memories.service';
+import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { HandoffPackDto, HandoffRequestDto, toHandoffPackDto } from './dto/handoff.dto';
+import { HealthResultDto, toHealthResultDto } from './dto/health.dto';
+import { ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
+import { SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
+import { buildHandoff } from './handoff';
+import { computeHealth, healthTransitionEvent } from './health';
+import { buildSessions, isOpenStatus } from './sessions';
+import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
+import { SupportRepository } from './support.repository';
+import type { HealthResult, HealthState, ProcedureMemory, ProfileFact, ResolutionRecord, SupportEpisode } from './support.types';
+
+/** What health, SLA and handoff are computed from: all of a subject's episodes and resolutions. */
+interface SupportInputs {
+  episodes: SupportEpisode[];
+  resolutions: ResolutionRecord[];
+}
+
+interface HealthComputation {
+  health: HealthResult;
+  inputs: SupportInputs;
+  generatedAt: Date;
+}
+
+/**
+ * More active facts or procedures than any handoff shows (it keeps the newest 20 facts and 5
+ * procedures); read in full up to this bound so its own ordering decides.
+ */
+const HANDOFF_MEMORY_LIMIT = 100;
+
+const MAX_HEALTH_ROUNDS = 3;
+
+/**
+ * The subject.health_* events are emitted by `recomputeHealth`, which every path that can change
+ * or notice a change of health goes through: GET health, POST handoff, POST resolutions (in the
+ * upsert's transaction) and ingestion of episodes with a session (after its commit).
+ */
+@Injectable()
+export class SupportService implements OnModuleInit {
+  private readonly logger = new Logger('support');
+
+  constructor(
+    private readonly ds: DataSource,
+    private readonly repo: SupportRepository,
+    private readonly episodes: EpisodesService,
+    private readonly memories: MemoriesService,
+    private readonly webhooks: WebhooksService,
+  ) {}
+
+  onModuleInit(): void {
+    this.episodes.onIngested((scope, rows) => this.afterIngestion(scope, rows));
+  }
+
+  /**
+   * POST /v1/resolutions. The upsert and the health recomputation it causes share one
+   * transaction: the record, the cached state and a transition event commit together, so a
+   * client never sees a 5xx for a record that was in fact stored.
+   */
+  async upsertResolution(ctx: Ctx, dto: UpsertResolutionDto): Promise<ResolutionDto> {
+    return this.ds.transaction(async (em) => {
+      const row = await this.repo.upsertResolution(em, ctx.scope, {
+        id: randomUUID(),
+        subject_id: dto.subject_id,
+        session_id: dto.session_id,
+        status: dto.status ?? 'open',
+        resolution_summary: dto.resolution_summary ?? null,
+        metadata: dto.metadata ?? {},
+      });
+      await this.recomputeHealth(em, ctx.scope, dto.subject_id);
+      return toResolutionDto(row);
+    });
+  }
+
+  /** GET /v1/resolutions: newest update first; an unknown subject has none. */
+  async listResolutions(ctx: Ctx, query: ListResolutionsQueryDto): Promise<ResolutionDto[]> {
+    const rows = await this.repo.listResolutions(this.ds.manager, ctx.scope, query.subject_id, query.status);
+    return rows.map(toResolutionDto);
+  }
+
+  /** GET /v1/subjects/{id}/health. An unknown subject has no sessions: 100, healthy, no factors. */
+  async health(ctx: Ctx, subjectId: string): Promise<HealthResultDto> {
+    const { health, generatedAt } = await this.ds.transaction((em) => this.recomputeHealth(em, ctx.scope, subjectId));
+    return toHealthResultDto(health, generatedAt);
+  }
+
+  /** GET /v1/subjects/{id}/sla. Read-only; an unknown subject has zero sessions. */
+  async sla(ctx: Ctx, subjectId: string, query: SlaQueryDto): Promise<SlaResultDto> {
+    const inputs = await this.loadInputs(this.ds.manager, ctx.scope, subjectId);
+    const result = computeSla(subjectId, inputs.episodes, inputs.resolutions, {
+      firstResponseThresholdMinutes: query.first_response_threshold_minutes ?? DEFAULT_SLA_THRESHOLDS.firstResponseThresholdMinutes,
+      resolutionThresholdHours: query.resolution_threshold_hours ?? DEFAULT_SLA_THRESHOLDS.resolutionThresholdHours,
+      now: new Date(),
+    });
+    return toSlaResultDto(result);
+  }
+
+  /**
+   * POST /v1/handoff. Health is recomputed like a read of it (a change noticed here emits its
+   * event); an unknown subject or session gives a pack that says so, not a 404.
+   */
+  async handoff(ctx: Ctx, dto: HandoffRequestDto): Promise<HandoffPackDto> {
+    const pack = await this.ds.transaction(async (em) => {
+      const { health, inputs, generatedAt } = await this.recomputeHealth(em, ctx.scope, dto.subject_id);
+      const facts = await this.activeMemories(em, ctx.scope, dto.subject_id, 'profile_fact', generatedAt);
+      const procedures = await this.activeMemories(em, ctx.scope, dto.subject_id, 'procedure', generatedAt);
+      return buildHandoff({
+        subjectId: dto.subject_id,
+        sessionId: dto.session_id,
+        reason: dto.reason ?? 'escalation',
+        maxTokens: dto.max_tokens ?? 4000,
+        now: generatedAt,
+        episodes: inputs.episodes,
+        resolutions: inputs.resolutions,
+        facts: facts.map((m): ProfileFact => ({ id: m.id, content: m.content, summary: m.summary ?? '', created_at: m.created_at })),
+        procedures: procedures.map((m): ProcedureMemory => ({ id: m.id, content: m.content, created_at: m.created_at })),
+        health,
+      });
+    });
+    return toHandoffPackDto(pack);
+  }
+
+  // For other modules, inside their transactions.
+
+  /** Removes the subject's resolutions and cached health (DELETE /v1/subjects/{id}). */
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions_deleted: number; health_cache_deleted: number }> {
+    const deleted = await this.repo.deleteSubject(em, scope, subjectId);
+    return { resolutions_deleted: deleted.resolutions, health_cache_deleted: deleted.healthCache };
+  }
+
+  /**
+   * Session ids of the subject that are not resolved (`open`, `unresolved`, or seen on an
+   * episode without a resolution record), oldest first — what a context bundle can put first.
+   */
+  async openSessionIds(em: EntityManager, scope: TenantScope, subjectId: string): Promise<string[]> {
+    const inputs = await this.loadInputs(em, scope, subjectId);
+    return buildSessions(inputs.episodes, inputs.resolutions)
+      .filter((s) => isOpenStatus(s.status))
+      .map((s) => s.session_id);
+  }
+
+  /**
+   * Computes the subject's health, caches it and enqueues a transition event when the state
+   * changed since the cached one — exactly once per change, because the cache row stays locked
+   * from before the inputs are read until the transaction ends. A concurrent computation waits
+   * on the lock, then reads inputs at least as new and compares with the state just written.
+   * A subject never computed compares with healthy/100 (what it scored before its first
+   * session); one with no sessions is not cached at all, so reading unknown ids stores nothing.
+   */
+  async recomputeHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<HealthComputation> {
+    let cached = await this.repo.lockCachedHealth(em, scope, subjectId);
+    // A second round only after losing the race to cache a first result (the winner's row is
+    // then locked and compared with); more would need that row deleted again and again.
+    for (let round = 1; ; round++) {
+      const inputs = await this.loadInputs(em, scope, subjectId);
+      const generatedAt = new Date();
+      const health = computeHealth(subjectId, inputs.episodes, inputs.resolutions, { now: generatedAt });
+      const entry = { subject_id: subjectId, state: health.state, score: health.score, factors: health.factors };
+      if (cached === null) {
+        if (!hasSessions(inputs)) return { health, inputs, generatedAt };
+        if (!(await this.repo.insertCachedHealth(em, scope, entry))) {
+          if (round >= MAX_HEALTH_ROUNDS) throw new Error(`health cache of a subject kept changing during ${round} computations`);
+          cached = await this.repo.lockCachedHealth(em, scope, subjectId);
+          continue;
+        }
+      } else {
+        await this.repo.updateCachedHealth(em, scope, entry);
+      }
+      const event = healthTransitionEvent(cached ? { state: cached.state as HealthState, score: cached.score } : null, health, generatedAt);
+      if (event) await this.webhooks.enqueue(em, scope, event.event, event.data);
+      return { health, inputs, generatedAt };
+    }
+  }
+
+  /**
+   * Ingestion listener: episodes with a session change SLA inputs, so each of their subjects is
+   * recomputed in its own transaction (after the ingestion committed; a failure is logged and
+   * the next read notices the change instead).
+   */
+  private async afterIngestion(scope: TenantScope, rows: EpisodeRow[]): Promise<void> {
+    const subjects = [...new Set(rows.filter((r) => r.session_id !== null).map((r) => r.subject_id))].sort();
+    for (const subjectId of subjects) {
+      try {
+        await this.ds.transaction((em) => this.recomputeHealth(em, scope, subjectId));
+      } catch (err) {
+        this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed');
+      }
+    }
+  }
+
+  private async loadInputs(em: EntityManager, scope: TenantScope, subjectId: string): Promise<SupportInputs> {
+    const episodes = await this.episodes.listForSubject(em, scope, subjectId);
+    const resolutions = await this.repo.listResolutions(em, scope, subjectId);
+    return { episodes: episodes.map(toSupportEpisode), resolutions };
+  }
+
+  /** Active memories of one kind that have not expired, newest first. */
+  private async activeMemories(em: EntityManager, scope: TenantScope, subjectId: string, kind: 'profile_fact' | 'procedure', now: Date): Promise<MemoryRow[]> {
+    const rows = await this.memories.activeForSubject(em, scope, subjectId, { kinds: [kind], limit: HANDOFF_MEMORY_LIMIT });
+    return rows.filter((m) => m.valid_to === null || m.valid_to.getTime() > now.getTime());
+  }
+}
+
+function toSupportEpisode(row: EpisodeRow): SupportEpisode {
+  return { id: row.id, session_id: row.session_id, source: row.source, type: row.type, text: row.content_text, created_at: row.created_at };
+}
+
+function hasSessions(inputs: SupportInputs): boolean {
+  return inputs.resolutions.length > 0 || inputs.episodes.some((e) => e.session_id !== null);
+}

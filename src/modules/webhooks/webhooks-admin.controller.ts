@@ -1,0 +1,47 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import { ReqCtx } from 'src/common/context/ctx.decorator';
+import type { Ctx } from 'src/common/context/request-context';
+import { TenantOptional } from 'src/common/guards/public.decorator';
+import { ApiErrors } from 'src/common/http/api-errors.decorator';
+import {
+  RequeueDeadLettersDto,
+  RequeueDeadLettersResultDto,
+  WebhookEventDto,
+  WebhookEventIdParamDto,
+  WebhookStatsDto,
+  WebhookStatsQueryDto,
+} from './dto/webhook-admin.dto';
+import { WebhooksService } from './webhooks.service';
+
+/** Operator view of the webhook outbox. Needs the API key; filters by tenant, not restricted by it. */
+@ApiTags('admin')
+@ApiErrors()
+@TenantOptional()
+@Controller('admin/webhooks')
+export class WebhooksAdminController {
+  constructor(private readonly webhooks: WebhooksService) {}
+
+  /** Events by delivery status (total = their sum) and the age of the oldest pending one. */
+  @Get('stats')
+  @ApiOkResponse({ type: WebhookStatsDto })
+  stats(@ReqCtx() ctx: Ctx, @Query() query: WebhookStatsQueryDto): Promise<WebhookStatsDto> {
+    return this.webhooks.stats(ctx, query.tenant_id);
+  }
+
+  /** Puts dead letters (all, or the listed ones) back in the queue with their attempts reset. */
+  @Post('dead-letters/requeue')
+  @HttpCode(200)
+  @ApiOkResponse({ type: RequeueDeadLettersResultDto })
+  requeue(@ReqCtx() ctx: Ctx, @Body() dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
+    return this.webhooks.requeueDeadLetters(ctx, dto);
+  }
+
+  /** Delivery status of one event. A malformed id is a 422, an unknown one a 404 `not_found`. */
+  @Get(':event_id')
+  @ApiOkResponse({ type: WebhookEventDto })
+  @ApiErrors({ status: 404, description: 'not_found' })
+  event(@ReqCtx() ctx: Ctx, @Param() params: WebhookEventIdParamDto): Promise<WebhookEventDto> {
+    return this.webhooks.getEvent(ctx, params.event_id);
+  }
+}

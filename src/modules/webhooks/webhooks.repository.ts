@@ -1,0 +1,122 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { WebhookEventEntity } from './webhook-event.entity';
+
+export interface NewWebhookEvent {
+  event: string;
+  payload: { event: string; timestamp: string; data: Record<string, unknown> };
+}
+
+export type WebhookEventRow = WebhookEventEntity;
+
+/** What a delivery attempt turns the row into (see delivery-policy.nextDeliveryStep). */
+export type DeliveryOutcome =
+  | { status: 'delivered'; statusCode: number }
+  | { status: 'dead_letter'; statusCode: number | null; error: string }
+  | { status: 'pending'; statusCode: number | null; error: string; delayMs: number };
+
+export interface WebhookCounts {
+  pending: number;
+  delivered: number;
+  dead_letter: number;
+  oldest_pending_age_seconds: number | null;
+}
+
+const COLUMNS = raw(`id, tenant_id, event, payload, status, attempts, next_attempt_at, locked_until, last_error, last_status_code, created_at, delivered_at`);
+
+@Injectable()
+export class WebhooksRepository extends TenantScopedRepository {
+  protected readonly table = 'webhook_events';
+
+  /**
+   * created_at is the wall clock at insert, not the transaction start (now()), so events of
+   * concurrent transactions are ordered as they happened, and a batch keeps its order.
+   */
+  async insert(em: EntityManager, scope: TenantScope, rows: NewWebhookEvent[]): Promise<void> {
+    if (rows.length === 0) return;
+    await this.stamped(em, scope, (tenantId) => sql`
+      INSERT INTO webhook_events (tenant_id, event, payload, created_at, next_attempt_at)
+      SELECT ${tenantId}, e.item->>'event', e.item->'payload', clock_timestamp(), clock_timestamp()
+      FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(item, ord)
+      ORDER BY e.ord`);
+  }
+
+  /**
+   * Claims up to `limit` due events for this process: the lease (locked_until) hides them from
+   * other workers; SKIP LOCKED lets concurrent claims pass each other instead of queueing, and
+   * a claim whose lease ran out (its process died) is taken again.
+   */
+  async claimDue(em: EntityManager, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
+    return this.scoped<WebhookEventRow>(em, TenantScope.ALL, (t) => sql`
+      -- Wrapped so the batch comes back oldest first (UPDATE … RETURNING has no order).
+      WITH claimed AS (
+      UPDATE webhook_events SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+      WHERE id IN (
+        SELECT id FROM webhook_events
+        WHERE ${t()} AND status = 'pending' AND next_attempt_at <= now()
+          AND (locked_until IS NULL OR locked_until < now())
+        ORDER BY next_attempt_at
+        LIMIT ${limit}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING ${COLUMNS})
+      SELECT * FROM claimed ORDER BY next_attempt_at`);
+  }
+
+  /**
+   * Records one attempt. The `attempts` guard makes a late writer (whose lease expired and whose
+   * row another worker already retried) a no-op instead of overwriting the newer result.
+   */
+  async recordAttempt(em: EntityManager, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
+    const error = outcome.status === 'delivered' ? null : outcome.error;
+    const delayMs = outcome.status === 'pending' ? outcome.delayMs : 0;
+    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+      UPDATE webhook_events SET
+        attempts = attempts + 1,
+        status = ${outcome.status},
+        last_status_code = ${outcome.statusCode},
+        last_error = ${error},
+        next_attempt_at = CASE WHEN ${outcome.status} = 'pending' THEN now() + make_interval(secs => ${delayMs / 1000}) ELSE next_attempt_at END,
+        delivered_at = CASE WHEN ${outcome.status} = 'delivered' THEN now() ELSE delivered_at END,
+        locked_until = NULL
+      WHERE ${t()} AND id = ${id} AND status = 'pending' AND attempts = ${attemptsBefore}
+      RETURNING 1`);
+    return rows.length === 1;
+  }
+
+  async findById(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookEventRow | null> {
+    const rows = await this.scoped<WebhookEventRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
+    return rows[0] ?? null;
+  }
+
+  async counts(em: EntityManager, scope: TenantScope): Promise<WebhookCounts> {
+    const [row] = await this.scoped<WebhookCounts>(em, scope, (t) => sql`
+      SELECT
+        count(*) FILTER (WHERE status = 'pending')::int AS pending,
+        count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
+        count(*) FILTER (WHERE status = 'dead_letter')::int AS dead_letter,
+        extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending'))::float8 AS oldest_pending_age_seconds
+      FROM webhook_events WHERE ${t()}`);
+    return row;
+  }
+
+  /**
+   * Puts dead letters back in the queue as if new (attempts 0, due now). The last error and
+   * status code stay until the next attempt replaces them, so the operator still sees why.
+   * `ids` null means every dead letter in scope; `limit` bounds one statement (the CLI batches).
+   */
+  async requeueDead(em: EntityManager, scope: TenantScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
+    const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
+      UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = now(), locked_until = NULL
+      WHERE id IN (
+        SELECT id FROM webhook_events
+        WHERE ${t()} AND status = 'dead_letter' ${ids === null ? raw('') : sql`AND id = ANY(${ids}::uuid[])`}
+        ORDER BY created_at
+        ${limit === null ? raw('') : sql`LIMIT ${limit}`}
+        FOR UPDATE SKIP LOCKED)
+      RETURNING id`);
+    return rows.map((r) => r.id);
+  }
+}

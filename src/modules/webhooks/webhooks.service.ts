@@ -1,0 +1,82 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { DataSource, EntityManager } from 'typeorm';
+import type { Ctx } from 'src/common/context/request-context';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { AppError } from 'src/common/errors/app-error';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { buildEventBody, WebhookEventName } from './delivery-policy';
+import { RequeueDeadLettersDto, RequeueDeadLettersResultDto, toWebhookEventDto, WebhookEventDto, WebhookStatsDto } from './dto/webhook-admin.dto';
+import { WebhooksRepository } from './webhooks.repository';
+
+/**
+ * The outbox: other modules call `enqueue` with their transaction's EntityManager, so an
+ * event row exists exactly when the change it reports was committed. With WEBHOOK_URL empty
+ * nothing is written (contract: no events are sent).
+ */
+@Injectable()
+export class WebhooksService {
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly ds: DataSource,
+    private readonly repo: WebhooksRepository,
+  ) {}
+
+  get enabled(): boolean {
+    return this.config.webhookUrl !== '';
+  }
+
+  async enqueue(em: EntityManager, scope: TenantScope, event: WebhookEventName, data: Record<string, unknown>): Promise<void> {
+    await this.enqueueMany(em, scope, [{ event, data }]);
+  }
+
+  async enqueueMany(em: EntityManager, scope: TenantScope, events: { event: WebhookEventName; data: Record<string, unknown> }[]): Promise<void> {
+    if (!this.enabled || events.length === 0) return;
+    const timestamp = new Date().toISOString();
+    await this.repo.insert(
+      em,
+      scope,
+      events.map((e) => ({ event: e.event, payload: buildEventBody(e.event, e.data, timestamp) })),
+    );
+  }
+
+  // Operator views (contract "Operator endpoints": filtered by an explicit tenant_id, never
+  // restricted by the caller's tenant).
+
+  async stats(_ctx: Ctx, tenantId?: string): Promise<WebhookStatsDto> {
+    const c = await this.repo.counts(this.ds.manager, TenantScope.of(tenantId));
+    const age = c.oldest_pending_age_seconds;
+    return {
+      pending: c.pending,
+      delivered: c.delivered,
+      dead_letter: c.dead_letter,
+      total: c.pending + c.delivered + c.dead_letter,
+      oldest_pending_age_seconds: age === null ? null : Math.max(0, Math.round(age * 1000) / 1000),
+    };
+  }
+
+  async getEvent(_ctx: Ctx, id: string): Promise<WebhookEventDto> {
+    const row = await this.repo.findById(this.ds.manager, TenantScope.ALL, id);
+    if (!row) throw AppError.notFound(`Webhook event ${id} not found.`);
+    return toWebhookEventDto(row);
+  }
+
+  async requeueDeadLetters(_ctx: Ctx, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
+    const ids = await this.repo.requeueDead(this.ds.manager, TenantScope.of(dto.tenant_id), dto.event_ids ?? null);
+    return { requeued: ids.length };
+  }
+
+  /**
+   * The CLI's redrive: the same re-queue in batches, so a large dead-letter queue is not one
+   * long-locking statement and the operator sees progress.
+   */
+  async requeueDeadLettersInBatches(scope: TenantScope, ids: string[] | null, onBatch: (batch: number, total: number) => void, batchSize = 500): Promise<number> {
+    let total = 0;
+    for (;;) {
+      const batch = await this.repo.requeueDead(this.ds.manager, scope, ids, batchSize);
+      total += batch.length;
+      if (batch.length > 0) onBatch(batch.length, total);
+      if (batch.length < batchSize) return total;
+    }
+  }
+}

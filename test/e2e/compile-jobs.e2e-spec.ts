@@ -1,0 +1,201 @@
+import request from 'supertest';
+import { resetOrphanedJobs } from 'src/cli/jobs.command';
+import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
+import { MEMORY_COMPILER } from 'src/modules/memories/memory-compiler';
+import type { MemoryCompiler } from 'src/modules/memories/memory-compiler';
+import { createTestApp, TestApp } from '../app-factory';
+
+async function ingest(t: TestApp, subject: string, text: string): Promise<string> {
+  const res = await request(t.http)
+    .post('/v1/episodes')
+    .send({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: text }] } })
+    .expect(201);
+  return res.body.id;
+}
+
+const submit = (t: TestApp, subject: string) => request(t.http).post('/v1/memories/compile').send({ subject_id: subject, async: true });
+const status = (t: TestApp, id: string) => request(t.http).get(`/v1/memories/compile/${id}`);
+const worker = (t: TestApp) => t.app.get(CompileJobsWorker);
+
+/** A job row in a given state, `age` minutes old (created, started and finished then). */
+async function insertJob(t: TestApp, state: string, ageMinutes: number): Promise<string> {
+  const [row] = await t.ds.query(
+    `INSERT INTO compile_jobs (subject_id, status, created_at, started_at, completed_at, updated_at)
+     SELECT 'seeded', s, at, CASE WHEN s <> 'pending' THEN at END, CASE WHEN s IN ('completed', 'failed') THEN at END, at
+     FROM (SELECT $1::varchar AS s, now() - make_interval(mins => $2::int) AS at) v
+     RETURNING id`,
+    [state, ageMinutes],
+  );
+  return row.id;
+}
+
+async function jobRow(t: TestApp, id: string) {
+  const rows = await t.ds.query(`SELECT status, started_at, attempts FROM compile_jobs WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+describe('asynchronous compile jobs', () => {
+  let t: TestApp;
+  let firstJob: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  it('accepts async: true with 202 and a pending job, compiling nothing until a worker runs it', async () => {
+    await ingest(t, 'async-1', 'My name is Juno Marsh.');
+    const res = await submit(t, 'async-1').expect(202);
+    firstJob = res.body.job_id;
+    expect(res.body).toEqual({ job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', subject_id: 'async-1' });
+    const pending = await status(t, res.body.job_id).expect(200);
+    expect(pending.body).toEqual({ job_id: res.body.job_id, status: 'pending', subject_id: 'async-1', created_at: expect.any(String), started_at: null, completed_at: null });
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'async-1'`);
+    expect(n).toBe(0);
+  });
+
+  it('completes pending jobs in runOnce, oldest first, with memories_created and the full memory records', async () => {
+    const { body: second } = await submit(t, 'async-1').expect(202);
+    expect(await worker(t).runOnce()).toBe(2);
+    const res = await status(t, firstJob).expect(200);
+    expect(res.body).toMatchObject({ status: 'completed', subject_id: 'async-1', started_at: expect.any(String), completed_at: expect.any(String) });
+    expect(res.body).not.toHaveProperty('error');
+    expect(Number.isInteger(res.body.memories_created)).toBe(true);
+    expect(res.body.memories).toHaveLength(res.body.memories_created);
+    expect(res.body.memories.map((m: { content: string }) => m.content)).toContain('My name is Juno Marsh.');
+    expect(Object.keys(res.body.memories[0])).toEqual(expect.arrayContaining(['id', 'kind', 'content', 'valid_to', 'source_episode_ids']));
+    // The second job of the subject found nothing new: completed, with an explicit zero.
+    expect((await status(t, second.job_id).expect(200)).body).toMatchObject({ status: 'completed', memories_created: 0, memories: [] });
+    expect(await worker(t).runOnce()).toBe(0);
+  });
+
+  it('answers 422 for a malformed job id and 404 not_found for an unknown one', async () => {
+    const bad = await status(t, 'not-a-uuid').expect(422);
+    expect(bad.body.error.details[0].loc).toEqual(['path', 'job_id']);
+    const unknown = await status(t, '00000000-0000-4000-8000-000000000000').expect(404);
+    expect(unknown.body.error.code).toBe('not_found');
+  });
+
+  it('marks a job failed with its error and leaves the episodes uncompiled when the compiler throws', async () => {
+    const episodeId = await ingest(t, 'async-fail', 'My name is Juno Marsh.');
+    const compiler = t.app.get<MemoryCompiler>(MEMORY_COMPILER);
+    const spy = jest.spyOn(compiler, 'compile').mockRejectedValueOnce(new Error('compiler exploded'));
+    const { body } = await submit(t, 'async-fail').expect(202);
+    try {
+      await worker(t).runOnce();
+    } finally {
+      spy.mockRestore();
+    }
+    const res = await status(t, body.job_id).expect(200);
+    expect(res.body).toMatchObject({ status: 'failed', error: 'compiler exploded', completed_at: expect.any(String) });
+    expect(res.body).not.toHaveProperty('memories_created');
+    const [episode] = await t.ds.query(`SELECT last_compiled_at FROM episodes WHERE id = $1`, [episodeId]);
+    expect(episode.last_compiled_at).toBeNull();
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'async-fail'`);
+    expect(n).toBe(0);
+    // A retry compiles the episodes the failed job left.
+    const retry = await request(t.http).post('/v1/memories/compile').send({ subject_id: 'async-fail' }).expect(200);
+    expect(retry.body.memories_created).toBeGreaterThan(0);
+  });
+
+  it('puts jobs running for more than 30 minutes back to pending with started_at cleared, and leaves younger ones', async () => {
+    const orphan = await insertJob(t, 'running', 31);
+    const young = await insertJob(t, 'running', 10);
+    const reset = await worker(t).resetOrphaned();
+    expect(reset.map((j) => j.id)).toEqual([orphan]);
+    expect(await jobRow(t, orphan)).toMatchObject({ status: 'pending', started_at: null });
+    expect(await jobRow(t, young)).toMatchObject({ status: 'running' });
+    await worker(t).runOnce();
+    expect((await jobRow(t, orphan)).status).toBe('completed');
+    await t.ds.query(`DELETE FROM compile_jobs WHERE id = $1`, [young]);
+  });
+
+  it('resets orphans from the operator command with --older-than-minutes, reporting each job', async () => {
+    const job = await insertJob(t, 'running', 10);
+    const lines: string[] = [];
+    expect(await resetOrphanedJobs(t.ds.manager, 30, (l) => lines.push(l))).toBe(0);
+    expect(await resetOrphanedJobs(t.ds.manager, 5, (l) => lines.push(l))).toBe(1);
+    expect(lines.join('\n')).toContain(`reset ${job}`);
+    expect(await jobRow(t, job)).toMatchObject({ status: 'pending', started_at: null });
+    await t.ds.query(`DELETE FROM compile_jobs WHERE id = $1`, [job]);
+  });
+
+  it('does nothing from the crons while workers are disabled', async () => {
+    const orphan = await insertJob(t, 'running', 45);
+    const old = await insertJob(t, 'completed', 60 * 24 * 30);
+    await worker(t).resetOrphanedTick();
+    await worker(t).retentionTick();
+    expect(await jobRow(t, orphan)).toMatchObject({ status: 'running' });
+    expect(await jobRow(t, old)).not.toBeNull();
+    await t.ds.query(`DELETE FROM compile_jobs WHERE id = ANY($1::uuid[])`, [[orphan, old]]);
+  });
+
+  it('deletes completed and failed jobs older than the retention and keeps newer and unfinished ones', async () => {
+    const hours = t.config.compileJobRetentionHours;
+    expect(hours).toBe(168);
+    const oldDone = await insertJob(t, 'completed', (hours + 1) * 60);
+    const oldFailed = await insertJob(t, 'failed', (hours + 1) * 60);
+    const recent = await insertJob(t, 'completed', (hours - 1) * 60);
+    const oldPending = await insertJob(t, 'pending', (hours + 100) * 60);
+    expect(await worker(t).deleteExpired()).toBe(2);
+    expect(await jobRow(t, oldDone)).toBeNull();
+    expect(await jobRow(t, oldFailed)).toBeNull();
+    expect(await jobRow(t, recent)).not.toBeNull();
+    expect(await jobRow(t, oldPending)).not.toBeNull();
+    await t.ds.query(`DELETE FROM compile_jobs WHERE id = ANY($1::uuid[])`, [[recent, oldPending]]);
+  });
+});
+
+describe('compile job retention 0', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_COMPILE_JOB_RETENTION_HOURS: '0' });
+  });
+  afterAll(() => t.close());
+
+  it('keeps finished jobs of any age', async () => {
+    const old = await insertJob(t, 'completed', 60 * 24 * 365);
+    expect(await worker(t).deleteExpired()).toBe(0);
+    expect(await jobRow(t, old)).not.toBeNull();
+  });
+});
+
+describe('a pending compile job across a restart', () => {
+  it('survives the app closing and completes in a new app', async () => {
+    const first = await createTestApp();
+    let jobId: string;
+    try {
+      await ingest(first, 'restart', 'My name is Juno Marsh.');
+      jobId = (await submit(first, 'restart').expect(202)).body.job_id;
+    } finally {
+      await first.close();
+    }
+    const second = await createTestApp({}, { reset: false });
+    try {
+      expect((await status(second, jobId).expect(200)).body.status).toBe('pending');
+      expect(await worker(second).runOnce()).toBe(1);
+      const res = await status(second, jobId).expect(200);
+      expect(res.body.status).toBe('completed');
+      expect(res.body.memories_created).toBeGreaterThan(0);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
+describe('the compile worker loop (WORKERS_ENABLED=true)', () => {
+  it('runs submitted jobs in the background and stops cleanly on shutdown', async () => {
+    const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '20' });
+    try {
+      await ingest(t, 'loop', 'My name is Juno Marsh.');
+      const { body } = await submit(t, 'loop').expect(202);
+      let state = 'pending';
+      for (let i = 0; i < 200 && state !== 'completed'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        state = (await status(t, body.job_id).expect(200)).body.status;
+      }
+      expect(state).toBe('completed');
+    } finally {
+      await t.close();
+    }
+  });
+});

@@ -1,0 +1,254 @@
+import request from 'supertest';
+import { countTokens } from 'src/common/text/tokenizer';
+import { ContextRepository } from 'src/modules/context/context.repository';
+import { createTestApp, TestApp } from '../app-factory';
+
+interface Bundle {
+  subject_id: string;
+  task: string;
+  facts: { id: string; kind: string; content: string; source_episode_ids: string[] }[];
+  episodes: { id: string; session_id: string | null; payload: Record<string, unknown> }[];
+  procedures: { id: string; kind: string; content: string }[];
+  provenance: { fact_ids: string[]; summary_ids: string[]; procedure_ids: string[]; episode_ids: string[] };
+  assembled_context: string;
+  token_estimate: number;
+  sessions: string[];
+}
+
+const turn = (subject_id: string, content: string, over: Record<string, unknown> = {}) => ({
+  subject_id,
+  source: 'user',
+  type: 'conversation',
+  payload: { messages: [{ role: 'user', content }] },
+  ...over,
+});
+
+async function ingest(t: TestApp, items: Record<string, unknown>[], tenant?: string): Promise<string[]> {
+  const req = request(t.http).post('/v1/episodes/batch');
+  if (tenant) req.set('X-Tenant-ID', tenant);
+  const res = await req.send({ episodes: items }).expect(201);
+  return res.body.episodes.map((e: { id: string }) => e.id);
+}
+
+async function compile(t: TestApp, subject: string, tenant?: string): Promise<void> {
+  const req = request(t.http).post('/v1/memories/compile');
+  if (tenant) req.set('X-Tenant-ID', tenant);
+  await req.send({ subject_id: subject }).expect(200);
+}
+
+async function context(t: TestApp, body: Record<string, unknown>, tenant?: string): Promise<Bundle> {
+  const req = request(t.http).post('/v1/context');
+  if (tenant) req.set('X-Tenant-ID', tenant);
+  const res = await req.send(body).expect(200);
+  return res.body as Bundle;
+}
+
+/** A memory written straight into the table, for states the compiler does not produce on demand. */
+async function insertMemory(t: TestApp, m: { subject: string; kind: string; content: string; valid_to?: Date | null; tenant?: string | null; created_at?: Date }): Promise<string> {
+  const [row] = await t.ds.query(
+    `INSERT INTO memories (tenant_id, subject_id, kind, content, valid_from, valid_to, created_at, updated_at, source_episode_ids)
+     VALUES ($1, $2, $3, $4, $5, $6, $5, $5, '{}') RETURNING id`,
+    [m.tenant ?? null, m.subject, m.kind, m.content, m.created_at ?? new Date(), m.valid_to ?? null],
+  );
+  return row.id;
+}
+
+const HEADINGS = ['## Task', '## About this user', '## Procedures', '## Recent history', '## Recent interactions'];
+
+describe('POST /v1/context', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    await ingest(t, [
+      turn('juno', 'My name is Juno Marsh and I work at Acme.', { session_id: 's1' }),
+      turn('juno', 'My router keeps dropping the wifi connection every evening.', { session_id: 's1' }),
+      turn('juno', 'I am on the Pro plan.', { session_id: 's2' }),
+    ]);
+    await compile(t, 'juno');
+    await insertMemory(t, { subject: 'juno', kind: 'procedure', content: 'To fix wifi drops: restart the router, then update its firmware.' });
+    // Ingested after the compile: stays a raw episode.
+    await ingest(t, [turn('juno', 'The wifi dropped again during my video call today.', { session_id: 's2' })]);
+  });
+  afterAll(() => t.close());
+
+  it('returns the bundle shape with provenance arrays matching the listed items', async () => {
+    const b = await context(t, { subject_id: 'juno', task: 'Help Juno with the wifi router problem' });
+    expect(Object.keys(b).sort()).toEqual(['assembled_context', 'episodes', 'facts', 'procedures', 'provenance', 'sessions', 'subject_id', 'task', 'token_estimate']);
+    expect(b.subject_id).toBe('juno');
+    expect(b.task).toBe('Help Juno with the wifi router problem');
+    const facts = b.facts.filter((m) => m.kind === 'profile_fact').map((m) => m.id);
+    const summaries = b.facts.filter((m) => m.kind === 'episode_summary').map((m) => m.id);
+    expect(b.provenance).toEqual({ fact_ids: facts, summary_ids: summaries, procedure_ids: b.procedures.map((m) => m.id), episode_ids: b.episodes.map((e) => e.id) });
+    expect(facts.length).toBeGreaterThan(0);
+    expect(summaries.length).toBeGreaterThan(0);
+    expect(b.procedures.map((m) => m.content)).toEqual(['To fix wifi drops: restart the router, then update its firmware.']);
+    expect(b.episodes.map((e) => (e.payload.messages as { content: string }[])[0].content)).toContain('The wifi dropped again during my video call today.');
+    expect(b.sessions).toEqual(['s1', 's2']);
+    expect(b.token_estimate).toBe(countTokens(b.assembled_context));
+    for (const m of [...b.facts, ...b.procedures]) expect(b.assembled_context).toContain(m.content.replace(/\s+/g, ' ').slice(0, 30));
+  });
+
+  it('does not spend the budget twice on a summary and the episode it summarises', async () => {
+    const b = await context(t, { subject_id: 'juno', task: 'router wifi dropping every evening' });
+    const summarised = new Set(b.facts.flatMap((m) => (m.kind === 'episode_summary' ? m.source_episode_ids : [])));
+    for (const id of b.provenance.episode_ids) expect(summarised.has(id)).toBe(false);
+    expect(b.assembled_context.split('keeps dropping the wifi').length - 1).toBe(1);
+  });
+
+  it('renders the sections in contract order under the compat headings', async () => {
+    const b = await context(t, { subject_id: 'juno', task: 'wifi router Juno plan' });
+    const at = HEADINGS.map((h) => b.assembled_context.indexOf(`${h}\n`));
+    expect(at.every((i) => i >= 0)).toBe(true);
+    expect([...at].sort((x, y) => x - y)).toEqual(at);
+    expect(b.assembled_context.startsWith('## Task\nwifi router Juno plan\n')).toBe(true);
+  });
+
+  it('never exceeds the budget, whatever the budget or task length', async () => {
+    const long = `wifi router ${'please help me with my connection problem '.repeat(100)}`.slice(0, 4000);
+    for (const task of ['wifi router', long]) {
+      for (const max_tokens of [1, 50, 4000]) {
+        const b = await context(t, { subject_id: 'juno', task, max_tokens });
+        expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
+        expect(countTokens(b.assembled_context)).toBe(b.token_estimate);
+      }
+    }
+    const dflt = await context(t, { subject_id: 'juno', task: long });
+    expect(dflt.token_estimate).toBeLessThanOrEqual(t.config.defaultMaxContextTokens);
+    expect(dflt.facts.length + dflt.episodes.length).toBeGreaterThan(0);
+  });
+
+  it('renders the requested session under its own heading and ranks its items higher', async () => {
+    const ids = await ingest(t, [
+      turn('sess', 'We talked about the invoice for March.', { session_id: 'old' }),
+      turn('sess', 'The invoice for March is wrong.', { session_id: 'old' }),
+      turn('sess', 'Also the invoice for April looks odd.', { session_id: 'live' }),
+    ]);
+    const plain = await context(t, { subject_id: 'sess', task: 'invoice', max_tokens: 60 });
+    const live = await context(t, { subject_id: 'sess', task: 'invoice', max_tokens: 60, session_id: 'live' });
+    expect(live.assembled_context).toContain('\n## Recent interactions\n\n### Current session (live)\n');
+    expect(live.provenance.episode_ids).toContain(ids[2]);
+    expect(live.assembled_context.indexOf('### Current session (live)')).toBeLessThan(live.assembled_context.indexOf('April'));
+    expect(plain.assembled_context).not.toContain('### Current session');
+    // Without the session the budget goes to the best text match instead.
+    expect(plain.provenance.episode_ids).not.toContain(ids[2]);
+    const roomy = await context(t, { subject_id: 'sess', task: 'invoice', session_id: 'live' });
+    expect(roomy.provenance.episode_ids).toEqual(expect.arrayContaining(ids));
+    expect(roomy.sessions).toEqual(['live', 'old']);
+  });
+
+  it('ranks an expired memory below a valid one', async () => {
+    const day = 24 * 3600 * 1000;
+    const expired = await insertMemory(t, { subject: 'exp', kind: 'profile_fact', content: 'Preferred contact channel is phone.', valid_to: new Date(Date.now() - day), created_at: new Date(Date.now() - 2 * day) });
+    const valid = await insertMemory(t, { subject: 'exp', kind: 'profile_fact', content: 'Preferred contact channel is email.', created_at: new Date(Date.now() - 3 * day) });
+    const b = await context(t, { subject_id: 'exp', task: 'Which contact channel is preferred?' });
+    expect(b.provenance.fact_ids[0]).toBe(valid);
+    const pos = b.provenance.fact_ids.indexOf(expired);
+    if (pos >= 0) expect(pos).toBeGreaterThan(0);
+  });
+
+  it('answers identical requests with identical bundles', async () => {
+    const body = { subject_id: 'juno', task: 'What is Juno working on and which plan?', max_tokens: 300, session_id: 's2' };
+    const a = await context(t, body);
+    const b = await context(t, body);
+    expect(b).toEqual(a);
+  });
+
+  it('answers an unknown subject with empty lists and only the task section', async () => {
+    const b = await context(t, { subject_id: 'nobody', task: 'anything at all' });
+    expect(b).toEqual({
+      subject_id: 'nobody',
+      task: 'anything at all',
+      facts: [],
+      episodes: [],
+      procedures: [],
+      provenance: { fact_ids: [], summary_ids: [], procedure_ids: [], episode_ids: [] },
+      assembled_context: '## Task\nanything at all\n',
+      token_estimate: countTokens('## Task\nanything at all\n'),
+      sessions: [],
+    });
+  });
+
+  it('rejects bad input with 422 naming the field', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ subject_id: 'juno', task: '' }, 'task'],
+      [{ subject_id: 'juno', task: 'x'.repeat(4001) }, 'task'],
+      [{ subject_id: 'juno' }, 'task'],
+      [{ subject_id: 'juno', task: 'x', max_tokens: 0 }, 'max_tokens'],
+      [{ subject_id: 'juno', task: 'x', max_tokens: 128001 }, 'max_tokens'],
+      [{ subject_id: 'juno', task: 'x', max_tokens: 1.5 }, 'max_tokens'],
+      [{ subject_id: 'juno', task: 'x', max_tokens: 'x' }, 'max_tokens'],
+      [{ subject_id: '', task: 'x' }, 'subject_id'],
+      [{ subject_id: 's'.repeat(257), task: 'x' }, 'subject_id'],
+      [{ task: 'x' }, 'subject_id'],
+      [{ subject_id: 'juno', task: 'x', session_id: '' }, 'session_id'],
+      [{ subject_id: 'juno', task: 'x', session_id: 's'.repeat(257) }, 'session_id'],
+    ];
+    for (const [body, field] of cases) {
+      const res = await request(t.http).post('/v1/context').send(body).expect(422);
+      expect(res.body.error.code).toBe('validation_error');
+      expect(res.body.error.details.map((d: { loc: string[] }) => d.loc)).toContainEqual(['body', field]);
+    }
+    await request(t.http).post('/v1/context').send({ subject_id: 'juno', task: 'x'.repeat(4000), max_tokens: 128000 }).expect(200);
+  });
+
+  it('finds the relevant memory among 3,000 without fetching the whole subject', async () => {
+    await t.ds.query(
+      `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
+       SELECT 'big', CASE WHEN i % 10 = 0 THEN 'profile_fact' ELSE 'episode_summary' END,
+              'user: note ' || i || ' about the weather, lunch plans and weekend errands',
+              now() - make_interval(mins => i), now() - make_interval(mins => i), now(), '{}'
+       FROM generate_series(1, 3000) AS i`,
+    );
+    const needle = await insertMemory(t, { subject: 'big', kind: 'episode_summary', content: 'user: my passport number changed after the renewal', created_at: new Date(Date.now() - 4000 * 60000) });
+    const repo = t.app.get(ContextRepository);
+    const fetched: number[] = [];
+    const original = repo.memoryCandidates.bind(repo);
+    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
+      const rows = await original(...args);
+      fetched.push(rows.length);
+      return rows;
+    });
+    try {
+      const b = await context(t, { subject_id: 'big', task: 'What happened with the passport renewal?', max_tokens: 500 });
+      expect(b.provenance.summary_ids).toContain(needle);
+      expect(b.token_estimate).toBeLessThanOrEqual(500);
+      expect(fetched).toHaveLength(1);
+      // 100 text hits + 30 newest + 30 facts and procedures + 50 nearest by embedding, at most.
+      expect(fetched[0]).toBeLessThanOrEqual(210);
+      const common = await context(t, { subject_id: 'big', task: 'weather lunch weekend errands note', max_tokens: 500 });
+      expect(common.facts.length).toBeGreaterThan(0);
+      expect(fetched[1]).toBeLessThanOrEqual(210);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe('POST /v1/context under tenant isolation', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_REQUIRE_TENANT: 'true' });
+  });
+  afterAll(() => t.close());
+
+  it('assembles only the requesting tenant’s data; NULL-tenant legacy rows never appear', async () => {
+    await ingest(t, [turn('shared', 'Tenant A secret: the vault code is alpha.')], 'A');
+    await ingest(t, [turn('shared', 'Tenant B secret: the vault code is bravo.')], 'B');
+    await compile(t, 'shared', 'A');
+    await compile(t, 'shared', 'B');
+    await t.ds.query(
+      `INSERT INTO episodes (subject_id, source, type, payload, content_text) VALUES ('shared', 'user', 'conversation', '{}', 'Legacy secret: the vault code is charlie.')`,
+    );
+    await insertMemory(t, { subject: 'shared', kind: 'profile_fact', content: 'Legacy vault code is charlie.' });
+
+    const a = await context(t, { subject_id: 'shared', task: 'What is the vault code?' }, 'A');
+    expect(a.assembled_context).toContain('alpha');
+    expect(a.assembled_context).not.toMatch(/bravo|charlie/);
+    const b = await context(t, { subject_id: 'shared', task: 'What is the vault code?' }, 'B');
+    expect(b.assembled_context).toContain('bravo');
+    expect(b.assembled_context).not.toMatch(/alpha|charlie/);
+    const none = await context(t, { subject_id: 'shared', task: 'What is the vault code?' }, 'C');
+    expect(none.assembled_context).toBe('## Task\nWhat is the vault code?\n');
+    await request(t.http).post('/v1/context').send({ subject_id: 'shared', task: 'x' }).expect(400);
+  });
+});

@@ -1,0 +1,53 @@
+import { Writable } from 'node:stream';
+import request from 'supertest';
+import { createTestApp, TestApp } from '../app-factory';
+
+class Capture extends Writable {
+  lines: Record<string, unknown>[] = [];
+  override _write(chunk: Buffer, _enc: string, done: () => void) {
+    for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) this.lines.push(JSON.parse(line));
+    done();
+  }
+}
+
+describe('structured logs', () => {
+  let t: TestApp;
+  const capture = new Capture();
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_API_KEY: 'top-secret-key', SERVICE_LOG_LEVEL: 'info', SERVICE_REQUIRE_TENANT: 'true' }, { logStream: capture });
+  });
+  afterAll(() => t.close());
+
+  it('writes one access line per request with method, status, duration, request id and tenant', async () => {
+    capture.lines = [];
+    await request(t.http)
+      .post('/v1/episodes')
+      .set('X-API-Key', 'top-secret-key')
+      .set('X-Tenant-ID', 'tenant-a')
+      .set('X-Request-ID', 'log-test-1')
+      .send({ subject_id: 'log-s', source: 'user', type: 'note', payload: { text: 'my card number is 4111 1111' } })
+      .expect(201);
+    const access = capture.lines.filter((l) => l.request_id === 'log-test-1' && l.res);
+    expect(access).toHaveLength(1);
+    expect(access[0]).toMatchObject({ req: { method: 'POST', url: '/v1/episodes' }, res: { status: 201 }, tenant: 'tenant-a', responseTime: expect.any(Number) });
+  });
+
+  it('never logs the API key (header or query) or request payloads', async () => {
+    capture.lines = [];
+    await request(t.http).get('/ops/migrations?api_key=top-secret-key').set('X-Request-ID', 'log-test-2').expect(200);
+    await request(t.http).post('/v1/episodes').set('X-API-Key', 'wrong-key-value').send({ payload: { text: 'private words' } }).expect(403);
+    const text = JSON.stringify(capture.lines);
+    expect(text).not.toContain('top-secret-key');
+    expect(text).not.toContain('wrong-key-value');
+    expect(text).not.toContain('private words');
+    expect(text).not.toContain('4111');
+    expect(text).toContain('api_key=[Redacted]');
+  });
+
+  it('writes no access lines for probes', async () => {
+    capture.lines = [];
+    await request(t.http).get('/healthz').expect(200);
+    await request(t.http).get('/readyz').expect(200);
+    expect(capture.lines.filter((l) => l.req)).toEqual([]);
+  });
+});

@@ -1,0 +1,170 @@
+import type { AddressInfo } from 'node:net';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { createTestApp, TestApp } from '../app-factory';
+
+const KEY = 'mcp-test-key';
+
+function text(result: unknown, i = 0): string {
+  const block = (result as CallToolResult).content[i];
+  if (block.type !== 'text') throw new Error(`content ${i} is ${block.type}`);
+  return block.text;
+}
+
+function structured<T = Record<string, unknown>>(result: unknown): T {
+  return (result as CallToolResult).structuredContent as T;
+}
+
+describe('MCP over streamable HTTP at /mcp', () => {
+  let t: TestApp;
+  let url: URL;
+  const clients: Client[] = [];
+
+  async function connect(headers: Record<string, string>): Promise<Client> {
+    const client = new Client({ name: 'mcp-e2e', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    clients.push(client);
+    return client;
+  }
+
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_API_KEY: KEY, SERVICE_REQUIRE_TENANT: 'true' });
+    await t.app.listen(0, '127.0.0.1');
+    url = new URL(`http://127.0.0.1:${(t.app.getHttpServer().address() as AddressInfo).port}/mcp`);
+  });
+  afterAll(async () => {
+    for (const c of clients) await c.close();
+    await t.close();
+  });
+
+  it('lists the tools with JSON schemas, descriptions and annotations, and the profile resource template', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const { tools } = await client.listTools();
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    for (const name of ['ingest_episode', 'compile_memories', 'get_compile_job', 'get_context', 'search_memories', 'get_timeline', 'delete_subject', 'get_health', 'get_sla', 'create_handoff', 'record_resolution']) {
+      const tool = byName.get(name);
+      expect(tool).toBeDefined();
+      expect(tool!.description!.length).toBeGreaterThan(40);
+      expect(tool!.inputSchema.type).toBe('object');
+    }
+    expect(byName.get('get_context')!.inputSchema.required).toEqual(expect.arrayContaining(['subject_id', 'task']));
+    expect(byName.get('delete_subject')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.get('search_memories')!.annotations).toMatchObject({ readOnlyHint: true });
+    const { resourceTemplates } = await client.listResourceTemplates();
+    expect(resourceTemplates.map((r) => r.uriTemplate)).toContain('memory://subjects/{subject_id}/profile');
+  });
+
+  it('ingests, compiles and returns context with provenance; the profile resource lists the facts', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const ingested = await client.callTool({
+      name: 'ingest_episode',
+      arguments: {
+        subject_id: 'mcp/user-1',
+        source: 'chat',
+        type: 'conversation',
+        session_id: 'sess-1',
+        payload: { messages: [{ role: 'user', content: 'My name is Juno Marsh and I prefer email over phone calls.' }] },
+      },
+    });
+    expect(ingested.isError).toBeFalsy();
+    const episode = structured<{ id: string; subject_id: string }>(ingested);
+    expect(episode.subject_id).toBe('mcp/user-1');
+
+    const compiled = await client.callTool({ name: 'compile_memories', arguments: { subject_id: 'mcp/user-1' } });
+    expect(compiled.isError).toBeFalsy();
+    const { memories_created, memories } = structured<{ memories_created: number; memories: { id: string; kind: string; source_episode_ids: string[] }[] }>(compiled);
+    expect(memories_created).toBeGreaterThan(0);
+    expect(memories.every((m) => m.source_episode_ids.includes(episode.id))).toBe(true);
+    const fact = memories.find((m) => m.kind === 'profile_fact');
+    expect(fact).toBeDefined();
+
+    const context = await client.callTool({ name: 'get_context', arguments: { subject_id: 'mcp/user-1', task: 'Write to Juno about the renewal', max_tokens: 500 } });
+    expect(context.isError).toBeFalsy();
+    expect(text(context)).toContain('## Task');
+    expect(text(context)).toContain('Juno Marsh');
+    const bundle = structured<{ provenance: Record<string, string[]>; token_estimate: number; assembled_context: string }>(context);
+    expect(bundle.provenance.fact_ids).toContain(fact!.id);
+    expect(Object.keys(bundle.provenance).sort()).toEqual(['episode_ids', 'fact_ids', 'procedure_ids', 'summary_ids']);
+    expect(bundle.token_estimate).toBeLessThanOrEqual(500);
+    expect(JSON.parse(text(context, 1)).provenance).toEqual(bundle.provenance);
+
+    const search = await client.callTool({ name: 'search_memories', arguments: { subject_id: 'mcp/user-1', q: 'juno' } });
+    expect(structured<{ memories: unknown[] }>(search).memories.length).toBeGreaterThan(0);
+    const timeline = await client.callTool({ name: 'get_timeline', arguments: { subject_id: 'mcp/user-1' } });
+    expect(structured<{ episodes: { id: string }[] }>(timeline).episodes.map((e) => e.id)).toEqual([episode.id]);
+
+    const profile = await client.readResource({ uri: 'memory://subjects/mcp%2Fuser-1/profile' });
+    const body = JSON.parse(String((profile.contents[0] as { text: string }).text));
+    expect(body.subject_id).toBe('mcp/user-1');
+    expect(body.facts.map((f: { id: string }) => f.id)).toContain(fact!.id);
+    const listed = await client.listResources();
+    expect(listed.resources.map((r) => r.uri)).toContain('memory://subjects/mcp%2Fuser-1/profile');
+  });
+
+  it('answers the support tools and compiles asynchronously', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const health = await client.callTool({ name: 'get_health', arguments: { subject_id: 'mcp/user-1' } });
+    expect(structured(health)).toMatchObject({ subject_id: 'mcp/user-1', state: expect.any(String) });
+    const sla = await client.callTool({ name: 'get_sla', arguments: { subject_id: 'mcp/user-1', first_response_threshold_minutes: 10 } });
+    expect(structured(sla)).toMatchObject({ subject_id: 'mcp/user-1', total_sessions: 1 });
+    const handoff = await client.callTool({ name: 'create_handoff', arguments: { subject_id: 'mcp/user-1', session_id: 'sess-1' } });
+    expect(structured<{ handoff_notes: string }>(handoff).handoff_notes).toMatch(/^# Handoff Brief — mcp\/user-1/);
+    const resolution = await client.callTool({ name: 'record_resolution', arguments: { subject_id: 'mcp/user-1', session_id: 'sess-1', status: 'resolved' } });
+    expect(structured(resolution)).toMatchObject({ status: 'resolved' });
+
+    const job = await client.callTool({ name: 'compile_memories', arguments: { subject_id: 'mcp/user-1', async: true } });
+    const { job_id } = structured<{ job_id: string; status: string }>(job);
+    const status = await client.callTool({ name: 'get_compile_job', arguments: { job_id } });
+    expect(structured(status)).toMatchObject({ job_id, status: 'pending' });
+  });
+
+  it('returns tool errors with the contract codes', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const missing = await client.callTool({ name: 'get_compile_job', arguments: { job_id: '00000000-0000-4000-8000-000000000000' } });
+    expect(missing.isError).toBe(true);
+    expect(JSON.parse(text(missing)).error).toMatchObject({ code: 'not_found', request_id: expect.any(String) });
+
+    const invalid = await client.callTool({ name: 'ingest_episode', arguments: { subject_id: '', source: 'chat', type: 'note', payload: {} } });
+    expect(invalid.isError).toBe(true);
+    expect(structured<{ error: { code: string } }>(invalid).error.code).toBe('validation_error');
+
+    // The HTTP body rules apply before MCP sees the message (NUL characters are refused everywhere).
+    await expect(client.callTool({ name: 'ingest_episode', arguments: { subject_id: 'a\u0000b', source: 'chat', type: 'note', payload: {} } })).rejects.toThrow(/validation_error/);
+
+    const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
+    expect(JSON.parse(text(unknown)).error.code).toBe('not_found');
+  });
+
+  it('keeps tenants apart', async () => {
+    const other = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-b' });
+    const context = await other.callTool({ name: 'get_context', arguments: { subject_id: 'mcp/user-1', task: 'Write to Juno' } });
+    expect(structured<{ provenance: { fact_ids: string[]; episode_ids: string[] } }>(context).provenance).toMatchObject({ fact_ids: [], episode_ids: [] });
+    const timeline = await other.callTool({ name: 'get_timeline', arguments: { subject_id: 'mcp/user-1' } });
+    expect(structured(timeline)).toMatchObject({ episodes: [], memories: [] });
+  });
+
+  it('enforces the API key and the tenant header like REST', async () => {
+    const init = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } };
+    const post = (headers: Record<string, string>) =>
+      fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(init) });
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const json = async (res: Response): Promise<any> => res.json();
+    const noKey = await post({});
+    expect(noKey.status).toBe(401);
+    expect((await json(noKey)).error.code).toBe('missing_api_key');
+    const badKey = await post({ 'X-API-Key': 'wrong' });
+    expect(badKey.status).toBe(403);
+    expect((await json(badKey)).error.code).toBe('invalid_api_key');
+    const noTenant = await post({ 'X-API-Key': KEY });
+    expect(noTenant.status).toBe(400);
+    expect((await json(noTenant)).error.code).toBe('missing_tenant');
+    const ok = await post({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    expect(ok.status).toBe(200);
+    expect((await json(ok)).result.serverInfo.name).toBe('memory-service');
+
+    await expect(connect({ 'X-API-Key': 'wrong', 'X-Tenant-ID': 'tenant-a' })).rejects.toThrow();
+    const stream = await fetch(url, { headers: { 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a', Accept: 'text/event-stream' } });
+    expect(stream.status).toBe(405);
+  });
+});

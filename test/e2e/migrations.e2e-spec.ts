@@ -1,0 +1,145 @@
+import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { preflightCommand } from 'src/cli/migrate.command';
+import { loadConfig } from 'src/config/app-config';
+import { downgrade, readStatus, upgrade } from 'src/db/migration-runner';
+import { EXPECTED_HEAD } from 'src/db/migrations';
+import { createTestApp, isPglite, testEnv } from '../app-factory';
+import { createScratchDb, schemaSignature, ScratchDb } from '../scratch-db';
+
+describe('migrations', () => {
+  let scratch: ScratchDb;
+  let ds: DataSource;
+
+  beforeAll(async () => {
+    scratch = await createScratchDb();
+    ds = await scratch.open();
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await scratch?.drop();
+  });
+
+  it('a dry run (--sql) of upgrade head returns the SQL and changes nothing', async () => {
+    const steps = await upgrade(ds, 'head', { dryRun: true });
+    expect(steps).toHaveLength(12);
+    expect(steps[0].sql.join('\n')).toContain('CREATE TABLE episodes');
+    expect((await readStatus(ds)).current_revision).toBeNull();
+    expect(await schemaSignature(ds)).toEqual([]);
+  });
+
+  it('upgrade +1 applies exactly one revision', async () => {
+    const steps = await upgrade(ds, '+1');
+    expect(steps.map((s) => s.revision)).toEqual(['0001_initial_schema']);
+    expect((await readStatus(ds)).current_revision).toBe('0001_initial_schema');
+  });
+
+  it('upgrade head reaches 0012_add_health_cache with every table the contract needs', async () => {
+    await upgrade(ds, 'head');
+    const status = await readStatus(ds);
+    expect(status.current_revision).toBe(EXPECTED_HEAD);
+    expect(status.pending).toEqual([]);
+    const sig = await schemaSignature(ds);
+    for (const line of [
+      'episodes.tenant_id character varying',
+      'episodes.session_id character varying',
+      'episodes.last_compiled_at timestamp with time zone',
+      'memories.embedding ARRAY',
+      'memories.valid_to timestamp with time zone',
+      'compile_jobs.tenant_id character varying',
+      'webhook_events.status character varying not null',
+      'rate_limits.hits integer not null',
+      'resolutions.resolved_at timestamp with time zone',
+      'health_cache.state character varying not null',
+      'snapshots.version integer not null',
+    ]) {
+      expect(sig).toContain(line);
+    }
+    expect(sig.some((l) => l.startsWith('memories.embedding_vec'))).toBe(isPglite());
+    expect(sig.some((l) => l.includes('ix_episodes_tenant_subject_created'))).toBe(true);
+  });
+
+  it('downgrade to a revision, then upgrade head again, gives the same schema (up/down/up)', async () => {
+    const atHead = await schemaSignature(ds);
+    await downgrade(ds, '0008');
+    expect((await readStatus(ds)).current_revision).toBe('0008_add_tenant_id_columns');
+    expect((await schemaSignature(ds)).some((l) => l.startsWith('health_cache.'))).toBe(false);
+    await downgrade(ds, 'base');
+    expect(await schemaSignature(ds)).toEqual([]);
+    await upgrade(ds, 'head');
+    expect(await schemaSignature(ds)).toEqual(atHead);
+  });
+
+  it('a downgrade dry run changes nothing', async () => {
+    const steps = await downgrade(ds, '0010', { dryRun: true });
+    expect(steps.map((s) => s.revision)).toEqual(['0012_add_health_cache', '0011_job_results_and_leases']);
+    expect((await readStatus(ds)).current_revision).toBe(EXPECTED_HEAD);
+  });
+
+  it('refuses an unknown revision name', async () => {
+    await expect(upgrade(ds, '0099_nope')).rejects.toThrow(/unknown revision/);
+  });
+});
+
+describe('schema guard and preflight', () => {
+  let scratch: ScratchDb;
+
+  beforeAll(async () => {
+    scratch = await createScratchDb();
+    const ds = await scratch.open();
+    await upgrade(ds, '0009');
+    await ds.destroy();
+  });
+  afterAll(() => scratch?.drop());
+
+  const env = () => ({ SERVICE_DATABASE_URL: scratch.url, SERVICE_DATABASE_POOL_SIZE: String(scratch.poolSize) });
+
+  it('preflight says NO-GO (exit 2) with pending migrations', async () => {
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await preflightCommand(loadConfig(testEnv(env())))).toBe(2);
+      const printed = write.mock.calls.map((c) => String(c[0])).join('');
+      expect(printed).toContain('current revision : 0009_add_rate_limit_table');
+      expect(printed).toContain('pending          : 3');
+      expect(printed).toContain('NO-GO');
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('with STRICT_SCHEMA=1 the app refuses to start on a schema behind head', async () => {
+    await expect(createTestApp({ ...env(), SERVICE_STRICT_SCHEMA: '1' }, { reset: false })).rejects.toThrow(/STRICT_SCHEMA: refusing to start/);
+  });
+
+  it('without STRICT_SCHEMA the app starts and /ops/migrations reports the mismatch', async () => {
+    const t = await createTestApp(env(), { reset: false });
+    try {
+      const res = await request(t.http).get('/ops/migrations').expect(200);
+      expect(res.body).toMatchObject({
+        current_revision: '0009_add_rate_limit_table',
+        expected_head: '0012_add_health_cache',
+        is_compatible: false,
+        pending_count: 3,
+        pending_revisions: ['0010_episode_sessions_and_search', '0011_job_results_and_leases', '0012_add_health_cache'],
+        error: null,
+      });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('with AUTO_MIGRATE=true the app migrates to head on start and preflight says GO', async () => {
+    const t = await createTestApp({ ...env(), SERVICE_AUTO_MIGRATE: 'true' }, { reset: false });
+    try {
+      expect((await request(t.http).get('/ops/migrations').expect(200)).body.is_compatible).toBe(true);
+    } finally {
+      await t.close();
+    }
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      expect(await preflightCommand(loadConfig(testEnv(env())))).toBe(0);
+    } finally {
+      write.mockRestore();
+    }
+  });
+});
