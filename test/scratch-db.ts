@@ -1,11 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { initializeWithRetry } from 'src/db/data-source';
-
-const DEFAULT_PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../bench/common/throwaway-db';
 
 export interface ScratchDb {
   url: string;
@@ -23,26 +21,8 @@ export async function createScratchDb(): Promise<ScratchDb> {
     return ds;
   };
   if ((process.env.TEST_ENGINE ?? 'pglite') === 'postgres') {
-    const adminUrl = process.env.TEST_PG_ADMIN_URL ?? DEFAULT_PG_ADMIN_URL;
-    const name = `memsvc_scratch_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    const url = u.toString();
-    return {
-      url,
-      poolSize: 5,
-      open: () => open(url),
-      drop: async () => {
-        const c = new Client({ connectionString: adminUrl });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
-      },
-    };
+    const db = await createThrowawayDb(process.env.TEST_PG_ADMIN_URL ?? DEFAULT_PG_ADMIN_URL, 'memsvc_scratch');
+    return { url: db.url, poolSize: 5, open: () => open(db.url), drop: db.drop };
   }
   const db = await PGlite.create({ extensions: { vector } });
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });

@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { Client } from 'pg';
+import { createThrowawayDb } from './throwaway-db';
 
 /** A built service (dist/src/main.js) started by a benchmark, on PGlite or a fresh PostgreSQL database. */
 export interface RunningService {
@@ -59,20 +59,9 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   let dropDb: (() => Promise<void>) | null = null;
   let dataDir: string | null = null;
   if (opts.pgAdminUrl) {
-    const name = `memsvc_bench_${Date.now()}`;
-    const admin = new Client({ connectionString: opts.pgAdminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(opts.pgAdminUrl);
-    u.pathname = `/${name}`;
-    env.SERVICE_DATABASE_URL = u.toString();
-    dropDb = async () => {
-      const c = new Client({ connectionString: opts.pgAdminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    const db = await createThrowawayDb(opts.pgAdminUrl, 'memsvc_bench');
+    env.SERVICE_DATABASE_URL = db.url;
+    dropDb = db.drop;
   } else {
     dataDir = mkdtempSync(join(tmpdir(), 'memsvc-bench-'));
     env.SERVICE_DATA_DIR = dataDir;

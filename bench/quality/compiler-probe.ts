@@ -14,6 +14,7 @@
  * LoCoMo: Maharana et al., ACL 2024, CC BY-NC 4.0 (see /work/shared/data/README.md).
  */
 import { readFileSync } from 'node:fs';
+import { prng } from '../common/stats';
 import {
   CompilerEpisode,
   ExistingMemory,
@@ -48,17 +49,6 @@ function sessionDate(text: unknown, fallback: Date): Date {
   return new Date(Date.UTC(Number(m[6]), Math.max(0, month), Number(m[4]), hour, Number(m[2])));
 }
 
-/** Small seeded PRNG (mulberry32) so the printed sample is the same on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function sessionsOf(sample: Sample): { n: number; date: unknown; turns: Turn[] }[] {
   return Object.keys(sample.conversation)

@@ -44,6 +44,19 @@ describe('structured logs', () => {
     expect(text).toContain('api_key=[Redacted]');
   });
 
+  it('never logs the search text of a query string', async () => {
+    capture.lines = [];
+    await request(t.http)
+      .get('/v1/memories/search?subject_id=log-s&q=my%20secret%20diagnosis&limit=5')
+      .set('X-API-Key', 'top-secret-key')
+      .set('X-Tenant-ID', 'tenant-a')
+      .expect(200);
+    const text = JSON.stringify(capture.lines);
+    expect(text).not.toContain('diagnosis');
+    expect(text).toContain('q=[Redacted]');
+    expect(text).toContain('subject_id=log-s');
+  });
+
   it('writes no access lines for probes', async () => {
     capture.lines = [];
     await request(t.http).get('/healthz').expect(200);

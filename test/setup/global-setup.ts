@@ -1,9 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
-import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { upgrade } from '../../src/db/migration-runner';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../../bench/common/throwaway-db';
 
 /**
  * One migrated database per jest run, shared by the test files (run in band); each file
@@ -12,7 +12,6 @@ import { upgrade } from '../../src/db/migration-runner';
  * - postgres: a fresh database `memsvc_test_<pid>_<time>` on TEST_PG_ADMIN_URL, dropped afterwards,
  *   so parallel runs on one server never see each other.
  */
-export const DEFAULT_PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export default async function globalSetup(): Promise<void> {
   const engine = process.env.TEST_ENGINE ?? 'pglite';
@@ -20,24 +19,14 @@ export default async function globalSetup(): Promise<void> {
   const g = globalThis as unknown as { __memsvcTeardown?: () => Promise<void> };
   if (engine === 'postgres') {
     const adminUrl = process.env.TEST_PG_ADMIN_URL ?? DEFAULT_PG_ADMIN_URL;
-    const name = `memsvc_test_${process.pid}_${Date.now()}`;
-    const admin = new Client({ connectionString: adminUrl });
+    let db;
     try {
-      await admin.connect();
+      db = await createThrowawayDb(adminUrl, 'memsvc_test');
     } catch (err) {
       throw new Error(`TEST_ENGINE=postgres needs a PostgreSQL server at ${adminUrl} (set TEST_PG_ADMIN_URL): ${(err as Error).message}`);
     }
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    url = u.toString();
-    g.__memsvcTeardown = async () => {
-      const c = new Client({ connectionString: adminUrl });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    };
+    url = db.url;
+    g.__memsvcTeardown = db.drop;
     process.env.TEST_DB_POOL = '5';
   } else {
     const db = await PGlite.create({ extensions: { vector } });

@@ -35,7 +35,12 @@ export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream |
   return { pinoHttp: stream ? [options, stream as never] : options, renameContext: 'context' };
 }
 
-/** The API key may arrive as `api_key` in the query string; it must never reach a log line. */
+/**
+ * Query values that must never reach a log line: the API key (accepted as `api_key`) and the
+ * search text `q`, which is the user's own words like any payload.
+ */
+const REDACTED_QUERY = /([?&](?:api_key|q)=)[^&]*/gi;
+
 export function redactQuery(url: string): string {
-  return url.replace(/([?&]api_key=)[^&]*/gi, '$1[Redacted]');
+  return url.replace(REDACTED_QUERY, '$1[Redacted]');
 }

@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { Cron, CronExpression } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { RequestContext } from 'src/common/context/request-context';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeCompile } from 'src/common/metrics/instrument';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -28,27 +29,28 @@ class JobLostError extends Error {}
 @Injectable()
 export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('compile-jobs');
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private failing = false;
+  private readonly poller: PollingLoop;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly jobs: CompileJobsRepository,
     private readonly memories: MemoriesService,
-  ) {}
+  ) {
+    // runOnce drains the queue, so every round ends with nothing due: always sleep after it.
+    this.poller = new PollingLoop('compile job worker', this.logger, config.workerPollMs, async () => {
+      await this.runOnce();
+      return false;
+    });
+  }
 
   onApplicationBootstrap(): void {
-    if (this.config.workersEnabled) this.loop = this.run();
+    if (this.config.workersEnabled) this.poller.start();
   }
 
   /** Stops claiming and waits for the job in progress to finish (it commits or rolls back whole). */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    await this.loop;
+    await this.poller.stop();
   }
 
   /**
@@ -57,7 +59,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
    */
   async runOnce(): Promise<number> {
     let ran = 0;
-    while (!this.stopping) {
+    while (!this.poller.isStopping) {
       const [job] = await this.jobs.claim(this.ds.manager, 1);
       if (!job) break;
       await this.runJob(job);
@@ -118,36 +120,6 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
         this.logger.error({ job_id: job.id, err: { type: (err as Error)?.constructor?.name, message } }, 'compile job failed');
         await this.jobs.fail(this.ds.manager, job, message);
       }
-    });
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      try {
-        await this.runOnce();
-        if (this.failing) this.logger.log('compile job worker recovered');
-        this.failing = false;
-      } catch (err) {
-        // Usually the database is down: say so once, keep polling until it is back.
-        if (!this.failing) this.logger.warn({ err: { message: (err as Error).message } }, 'compile job round failed; retrying');
-        this.failing = true;
-      }
-      await this.sleep(this.config.workerPollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
     });
   }
 

@@ -1,4 +1,6 @@
 import { countTokens } from 'src/common/text/tokenizer';
+// The benchmarks' seeded PRNG: a failing random case replays from its seed.
+import { prng } from '../../../bench/common/stats';
 import { buildHandoff, fitToBudget, type HandoffInput } from './handoff';
 import { computeHealth } from './health';
 import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
@@ -296,16 +298,6 @@ describe('buildHandoff', () => {
   });
 });
 
-/** Deterministic PRNG (mulberry32) so a failing fuzz case can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = ['export', 'timeout', 'invoice', 'urgent', 'naïve', '数据', '🔴', 'ok', '\n', '## heading', 'user:', 'assistant:', 'x'.repeat(12)];
 

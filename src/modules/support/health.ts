@@ -46,6 +46,7 @@ import type {
   SlaSessionItem,
   SupportEpisode,
 } from './support.types';
+import { HEALTH_SIGNALS } from './support.types';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -76,16 +77,6 @@ const MAX_IDS_IN_DETAIL = 10;
 export const HEALTHY_MIN_SCORE = 70;
 export const WATCH_MIN_SCORE = 40;
 
-const SIGNAL_ORDER: readonly HealthSignal[] = [
-  'unresolved_issues',
-  'idle_open_issue',
-  'sla_resolution_breaches',
-  'slow_first_response',
-  'repeated_issues',
-  'escalations',
-  'recent_resolution',
-  'high_resolution_rate',
-];
 
 /** Label shown in a detail, matched as whole words (case-insensitive). */
 const URGENT_PATTERNS: ReadonlyArray<readonly [string, RegExp]> = [
@@ -196,7 +187,7 @@ export function computeHealth(
     );
   }
 
-  factors.sort((a, b) => a.impact - b.impact || SIGNAL_ORDER.indexOf(a.signal) - SIGNAL_ORDER.indexOf(b.signal));
+  factors.sort((a, b) => a.impact - b.impact || HEALTH_SIGNALS.indexOf(a.signal) - HEALTH_SIGNALS.indexOf(b.signal));
   const score = Math.min(100, Math.max(0, 100 + factors.reduce((sum, f) => sum + f.impact, 0)));
   return { subject_id: subjectId, score, state: healthStateForScore(score), factors };
 }

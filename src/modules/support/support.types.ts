@@ -76,6 +76,7 @@ export interface SlaResult {
   sessions: SlaSessionItem[];
 }
 
+/** Every health signal, in the order factors with equal impact are listed. */
 export const HEALTH_SIGNALS = [
   'unresolved_issues',
   'idle_open_issue',

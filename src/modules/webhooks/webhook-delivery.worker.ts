@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { RequestContext } from 'src/common/context/request-context';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeWebhookOutcome, observeWebhookPost } from 'src/common/metrics/instrument';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
@@ -32,16 +33,16 @@ export const WEBHOOK_USER_AGENT = 'memory-service-webhooks/0.6.1';
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
   private readonly inFlight = new Set<AbortController>();
-  private stopping = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-  private failing = false;
+  private readonly poller: PollingLoop;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly repo: WebhooksRepository,
-  ) {}
+  ) {
+    // A full batch means more may be due: go again without waiting.
+    this.poller = new PollingLoop('webhook delivery', this.logger, config.workerPollMs, async () => (await this.runOnce()) >= BATCH_SIZE);
+  }
 
   get policy(): RetryPolicy {
     return { ...WEBHOOK_BACKOFF, random: Math.random, maxAttempts: this.config.webhookMaxAttempts };
@@ -53,19 +54,18 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.workersEnabled && this.config.webhookUrl !== '') this.loop = this.run();
+    if (this.config.workersEnabled && this.config.webhookUrl !== '') this.poller.start();
   }
 
   /** Stops claiming, then waits for deliveries in flight (they end by their timeout at the latest). */
   async beforeApplicationShutdown(): Promise<void> {
-    this.stopping = true;
-    this.wake?.();
-    if (!this.loop) return;
+    if (!this.poller.isRunning) return;
+    const stopped = this.poller.stop();
     const grace = new Promise<'late'>((r) => setTimeout(() => r('late'), this.config.webhookTimeoutMs + 1000).unref());
-    if ((await Promise.race([this.loop, grace])) === 'late') {
+    if ((await Promise.race([stopped, grace])) === 'late') {
       // Unrecorded rows keep their lease and are retried by whichever process claims them next.
       for (const c of this.inFlight) c.abort();
-      await this.loop;
+      await stopped;
     }
   }
 
@@ -78,38 +78,6 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     const rows = await this.repo.claimDue(this.ds.manager, BATCH_SIZE, this.leaseMs);
     await Promise.all(rows.map((row) => this.deliver(row)));
     return rows.length;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping) {
-      let claimed = 0;
-      try {
-        claimed = await this.runOnce();
-        if (this.failing) this.logger.log('webhook delivery recovered');
-        this.failing = false;
-      } catch (err) {
-        // Usually the database is down: say so once, keep polling until it is back.
-        if (!this.failing) this.logger.warn({ err: { message: (err as Error).message } }, 'webhook delivery round failed; retrying');
-        this.failing = true;
-      }
-      // A full batch means more may be due: go again without waiting.
-      if (claimed < BATCH_SIZE) await this.sleep(this.config.workerPollMs);
-    }
-  }
-
-  private sleep(ms: number): Promise<void> {
-    if (this.stopping) return Promise.resolve();
-    return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wake = null;
-        resolve();
-      }, ms);
-      this.wake = () => {
-        clearTimeout(timer);
-        this.wake = null;
-        resolve();
-      };
-    });
   }
 
   private async deliver(row: WebhookEventRow): Promise<void> {

@@ -1,12 +1,15 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Client } from 'pg';
+import { freePort } from '../../../bench/common/service';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../../../bench/common/throwaway-db';
 import { sleep } from './settings';
+
+export { freePort };
 
 export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 /**
@@ -16,24 +19,12 @@ export const REPO_ROOT = resolve(__dirname, '..', '..', '..');
 const DIST = process.env.RELIABILITY_DIST ?? join(REPO_ROOT, 'dist');
 export const MAIN_JS = join(DIST, 'src', 'main.js');
 export const CLI_JS = join(DIST, 'src', 'cli', 'main.js');
-export const DEFAULT_PG_ADMIN_URL = 'postgresql://postgres@127.0.0.1:5432/postgres';
 
 export type Engine = 'pglite' | 'postgres';
 export const runEngine = (): Engine => ((process.env.TEST_ENGINE ?? 'pglite') === 'postgres' ? 'postgres' : 'pglite');
 
 export function assertBuilt(): void {
   if (!existsSync(MAIN_JS)) throw new Error(`${MAIN_JS} is missing: the reliability harness runs the built service (npx nest build, or npm test which builds first)`);
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
-    });
-    srv.on('error', rej);
-  });
 }
 
 /**
@@ -52,14 +43,8 @@ export interface ServiceDb {
 
 export async function provisionDb(engine: Engine = runEngine(), adminUrl = process.env.TEST_PG_ADMIN_URL ?? DEFAULT_PG_ADMIN_URL): Promise<ServiceDb> {
   if (engine === 'postgres') {
-    const name = `memsvc_rel_${process.pid}_${Date.now()}_${Math.floor(Math.random() * 1e6)}`;
-    const admin = new Client({ connectionString: adminUrl });
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.end();
-    const u = new URL(adminUrl);
-    u.pathname = `/${name}`;
-    const url = u.toString();
+    const tdb = await createThrowawayDb(adminUrl, 'memsvc_rel');
+    const url = tdb.url;
     let client: Client | null = null;
     return {
       engine,
@@ -78,10 +63,7 @@ export async function provisionDb(engine: Engine = runEngine(), adminUrl = proce
       async drop() {
         await client?.end().catch(() => undefined);
         client = null;
-        const c = new Client({ connectionString: adminUrl });
-        await c.connect();
-        await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-        await c.end();
+        await tdb.drop();
       },
     };
   }

@@ -31,17 +31,8 @@ export const sizes = {
   shutdownRounds: () => count('RELIABILITY_SHUTDOWNS', 1, 20),
 };
 
-/** A small seeded PRNG (mulberry32) for the harnesses' random choices. */
-export function rng(s: number): () => number {
-  let a = s >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The harnesses' random choices use the benchmarks' seeded PRNG (mulberry32). */
+export { prng as rng } from '../../../bench/common/stats';
 
 export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 export const between = (r: () => number, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));

@@ -1,0 +1,66 @@
+import 'reflect-metadata';
+import { Logger } from '@nestjs/common';
+import { PollingLoop } from './polling-loop';
+
+function quietLogger(): { logger: Logger; warns: string[]; logs: string[] } {
+  const warns: string[] = [];
+  const logs: string[] = [];
+  const logger = new Logger('test');
+  jest.spyOn(logger, 'warn').mockImplementation((_meta: unknown, msg?: unknown) => void warns.push(String(msg)));
+  jest.spyOn(logger, 'log').mockImplementation((msg: unknown) => void logs.push(String(msg)));
+  return { logger, warns, logs };
+}
+
+const tick = () => new Promise((r) => setTimeout(r, 5));
+
+describe('PollingLoop', () => {
+  it('goes again at once while a round reports more work, then sleeps', async () => {
+    const { logger } = quietLogger();
+    let rounds = 0;
+    const loop = new PollingLoop('w', logger, 60_000, async () => ++rounds < 4);
+    loop.start();
+    for (let i = 0; i < 20 && rounds < 4; i++) await tick();
+    await tick();
+    // Rounds 1–3 said "more"; round 4 did not, so the loop now sleeps for a minute.
+    expect(rounds).toBe(4);
+    await loop.stop();
+  });
+
+  it('stop wakes a sleeping loop at once and runs no further round', async () => {
+    const { logger } = quietLogger();
+    let rounds = 0;
+    const loop = new PollingLoop('w', logger, 60_000, async () => {
+      rounds++;
+      return false;
+    });
+    loop.start();
+    await tick();
+    const t0 = Date.now();
+    await loop.stop();
+    expect(Date.now() - t0).toBeLessThan(1000);
+    expect(rounds).toBe(1);
+    expect(loop.isStopping).toBe(true);
+  });
+
+  it('logs a failing round once, keeps polling, and says when it recovered', async () => {
+    const { logger, warns, logs } = quietLogger();
+    let rounds = 0;
+    const loop = new PollingLoop('w', logger, 1, async () => {
+      rounds++;
+      if (rounds <= 3) throw new Error('connection refused');
+      return false;
+    });
+    loop.start();
+    for (let i = 0; i < 50 && rounds < 5; i++) await tick();
+    await loop.stop();
+    expect(warns).toEqual(['w round failed; retrying']);
+    expect(logs).toEqual(['w recovered']);
+  });
+
+  it('stop before start resolves at once', async () => {
+    const { logger } = quietLogger();
+    const loop = new PollingLoop('w', logger, 1, async () => false);
+    await expect(loop.stop()).resolves.toBeUndefined();
+    expect(loop.isRunning).toBe(false);
+  });
+});
