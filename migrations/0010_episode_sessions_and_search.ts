@@ -24,6 +24,8 @@ export class EpisodeSessionsAndSearch1700000000010 implements MigrationInterface
     await q.query(`CREATE UNIQUE INDEX ux_episodes_idempotency ON episodes ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL`);
     await q.query(`CREATE INDEX ix_episodes_tenant_subject_session ON episodes (tenant_id, subject_id, session_id) WHERE session_id IS NOT NULL`);
     await q.query(`CREATE INDEX ix_episodes_uncompiled ON episodes (subject_id, seq) WHERE last_compiled_at IS NULL`);
+    // Context assembly reads the previous and next turn of a session around each text hit.
+    await q.query(`CREATE INDEX ix_episodes_subject_session_order ON episodes (subject_id, session_id, created_at, seq) WHERE session_id IS NOT NULL`);
     await q.query(`CREATE INDEX ix_episodes_content_tsv ON episodes USING gin (content_tsv)`);
     await q.query(`CREATE INDEX ix_memories_content_tsv ON memories USING gin (content_tsv)`);
   }

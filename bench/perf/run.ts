@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const scale = (arg('scale', 'small') as Scale) ?? 'small';
   const cfg = SCALES[scale];
   if (!cfg) throw new Error(`unknown scale ${scale}`);
-  const engine = arg('engine', 'postgres')!;
+  const engine = arg('engine', 'pglite')!;
   const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const rows: Row[] = [];
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);

@@ -7,7 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { countTokens } from 'src/common/text/tokenizer';
-import { analyze, bm25Scores } from 'src/modules/context/relevance';
+import { analyze } from 'src/common/text/terms';
+import { bm25Scores } from 'src/modules/context/relevance';
 
 /** LoCoMo categories scored here; 5 (adversarial, unanswerable) has no evidence to recall. */
 export const CATEGORIES = { 1: 'multi-hop', 2: 'temporal', 3: 'open-domain', 4: 'single-hop' } as const;

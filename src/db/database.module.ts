@@ -2,13 +2,14 @@ import { Global, Inject, Logger, Module, OnApplicationShutdown } from '@nestjs/c
 import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from 'src/config/app-config';
 import { openDatabase } from './data-source';
+import { DATABASE, VECTOR_MODE } from './database.tokens';
+import { EmbeddedAutovacuum } from './embedded-autovacuum';
 import type { Database } from './data-source';
 import { readStatus, upgrade } from './migration-runner';
 import { schemaReport } from './schema-guard';
 import { detectVectorMode, VectorMode } from './vector-support';
 
-export const DATABASE = Symbol('DATABASE');
-export const VECTOR_MODE = Symbol('VECTOR_MODE');
+export { DATABASE, VECTOR_MODE };
 
 export class SchemaMismatchError extends Error {}
 
@@ -48,6 +49,7 @@ async function startDatabase(config: AppConfig): Promise<Database> {
         return mode;
       },
     },
+    EmbeddedAutovacuum,
   ],
   exports: [DATABASE, DataSource, VECTOR_MODE],
 })

@@ -199,3 +199,23 @@ describe('the compile worker loop (WORKERS_ENABLED=true)', () => {
     }
   });
 });
+
+describe('a job submitted to a process whose worker is idle', () => {
+  it('starts at once instead of at the next poll', async () => {
+    // A poll interval far beyond the test's wait: only the submit's wake-up can run the job.
+    const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '600000' });
+    try {
+      await new Promise((r) => setTimeout(r, 50)); // the worker's first round has found nothing
+      await ingest(t, 'wake', 'My name is Juno Marsh.');
+      const { body } = await submit(t, 'wake').expect(202);
+      let state = 'pending';
+      for (let i = 0; i < 200 && state !== 'completed'; i++) {
+        await new Promise((r) => setTimeout(r, 25));
+        state = (await status(t, body.job_id).expect(200)).body.status;
+      }
+      expect(state).toBe('completed');
+    } finally {
+      await t.close();
+    }
+  });
+});

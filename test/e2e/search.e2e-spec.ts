@@ -153,6 +153,47 @@ describe('GET /v1/memories/search', () => {
   });
 });
 
+describe('semantic search over a large subject with the local (stub) embedding', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+    // 400 newer fillers push the two older facts out of the newest-200 part of the pool.
+    const fillers = Array.from({ length: 400 }, (_, i) => ({ subject: 'big', content: `Filler note number ${i} about nothing in particular`, age: 10 + i }));
+    await seed(t, [
+      { subject: 'big', content: 'Our staging webhooks keep timing out', age: 5000 },
+      { subject: 'big', content: 'Prefers email over phone', age: 5001 },
+      ...fillers,
+    ]);
+  });
+  afterAll(() => t.close());
+
+  it('finds an old memory that shares a word with the query, ranked first by cosine', async () => {
+    const res = await search(t, { subject_id: 'big', q: 'webhook timeouts on staging', semantic: 'true', limit: 5 }).expect(200);
+    expect(contents(res)[0]).toBe('Our staging webhooks keep timing out');
+    const scores = res.body.memories.map((m: { score: number }) => m.score);
+    expect(scores).toEqual([...scores].sort((a, b) => b - a));
+  });
+
+  it('scores each memory with the cosine of its stored embedding', async () => {
+    const repo = t.app.get(MemoriesRepository);
+    const [vector] = await t.app.get<EmbeddingProvider>(EMBEDDING_PROVIDER).embed(['webhook timeouts on staging']);
+    const exact = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, 'fallback', { subjectId: 'big', vector, limit: 100 });
+    const api = (await search(t, { subject_id: 'big', q: 'webhook timeouts on staging', semantic: 'true', limit: 100 }).expect(200)).body.memories;
+    const exactById = new Map(exact.map((m) => [m.id, m.score]));
+    for (const m of api as { id: string; score: number }[]) {
+      if (exactById.has(m.id)) expect(m.score).toBeCloseTo(exactById.get(m.id)!, 9);
+    }
+    expect(api[0].id).toBe(exact[0].id);
+  });
+
+  it('leaves out memories that neither share a word with the query nor are among the newest', async () => {
+    const res = await search(t, { subject_id: 'big', q: 'email', semantic: 'true', limit: 100 }).expect(200);
+    const found = contents(res);
+    expect(found[0]).toBe('Prefers email over phone');
+    expect(found).not.toContain('Our staging webhooks keep timing out');
+  });
+});
+
 describe('GET /v1/memories/search with EMBEDDING_PROVIDER=none', () => {
   let t: TestApp;
   beforeAll(async () => {

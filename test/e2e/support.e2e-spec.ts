@@ -30,6 +30,9 @@ function expect422(res: Res, loc: string[]) {
   expect(res.body.error.details.map((d: { loc: string[] }) => d.loc)).toContainEqual(loc);
 }
 
+/** Ingestion marks a subject's health for recomputation shortly after the commit; run it now. */
+const healthSettled = (t: TestApp) => t.app.get(SupportService).drainHealthRefresh();
+
 async function healthEvents(t: TestApp, tenant: string | null = null) {
   const rows: { event: string; tenant_id: string | null; payload: { event: string; timestamp: string; data: Record<string, unknown> } }[] = await t.ds.query(
     // generated_at, not created_at: an event row's created_at is its transaction's start, and
@@ -211,6 +214,7 @@ describe('support scenario: a customer with several sessions', () => {
       .expect(201);
     ids.s4c = res.body.id;
     ids.s4at = new Date(res.body.created_at).toISOString();
+    await healthSettled(t);
 
     const events = await healthEvents(t);
     expect(events).toHaveLength(2);
@@ -229,6 +233,31 @@ describe('support scenario: a customer with several sessions', () => {
       ['recent_resolution', 5],
     ]);
     expect(await healthEvents(t)).toHaveLength(2);
+  });
+
+  it('answers ingestion before recomputing health, then notices the change without a read', async () => {
+    const sub = 'coalesce/kim';
+    // Three ingests in a row: the subject is marked once and recomputed once, after the answers.
+    for (const text of ['urgent: invoices are wrong', 'urgent: still wrong', 'urgent: production is down']) {
+      await request(t.http).post('/v1/episodes').send(customer(sub, 'k-1', text)).expect(201);
+    }
+    const before = (await healthEvents(t)).filter((e) => e.payload.data.subject_id === sub);
+    expect(before).toEqual([]);
+    await healthSettled(t);
+    const after = (await healthEvents(t)).filter((e) => e.payload.data.subject_id === sub);
+    // 100 - 15 (open) - 40 (three urgent messages, capped) = 45: one event, straight to watch.
+    expect(after.map((e) => [e.event, e.payload.data.previous_state, e.payload.data.current_state, e.payload.data.score])).toEqual([
+      ['subject.health_degraded', 'healthy', 'watch', 45],
+    ]);
+    expect(await t.ds.query(`SELECT state, score FROM health_cache WHERE subject_id = $1`, [sub])).toEqual([{ state: 'watch', score: 45 }]);
+    // Left alone, the delayed flush does the same work: a new session turns the subject at_risk.
+    await request(t.http).post('/v1/episodes').send(customer(sub, 'k-2', 'urgent: refund missing')).expect(201);
+    for (let i = 0; i < 100 && (await t.ds.query(`SELECT score FROM health_cache WHERE subject_id = $1`, [sub]))[0].score !== 30; i++) {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(await t.ds.query(`SELECT state, score FROM health_cache WHERE subject_id = $1`, [sub])).toEqual([{ state: 'at_risk', score: 30 }]);
+    await request(t.http).delete(`/v1/subjects/${encodeURIComponent(sub)}`).expect(200);
+    await t.ds.query(`DELETE FROM webhook_events WHERE payload->'data'->>'subject_id' = $1`, [sub]);
   });
 
   it('builds the handoff pack and its notes for the escalated session', async () => {
@@ -430,7 +459,10 @@ describe('resolutions', () => {
     const subject = 'r-race-health';
     // Four urgent open sessions about different things: 100 - 45 - 40 = 15, at_risk.
     const issues = ['invoice wrong', 'password reset broken', 'export crashes', 'refund missing'];
-    for (let i = 1; i <= 4; i++) await request(t.http).post('/v1/episodes').send(customer(subject, `s${i}`, `urgent: ${issues[i - 1]}`)).expect(201);
+    for (let i = 1; i <= 4; i++) {
+      await request(t.http).post('/v1/episodes').send(customer(subject, `s${i}`, `urgent: ${issues[i - 1]}`)).expect(201);
+      await healthSettled(t);
+    }
     expect((await healthEvents(t)).filter((e) => e.payload.data.subject_id === subject).map((e) => e.payload.data.current_state)).toEqual(['watch', 'at_risk']);
     await Promise.all(
       [1, 2, 3, 4].map((i) => request(t.http).post('/v1/resolutions').send({ subject_id: subject, session_id: `s${i}`, status: 'resolved' }).expect(200)),
@@ -590,7 +622,9 @@ describe('support data of two tenants', () => {
   beforeAll(async () => {
     t = await createTestApp({ ...WEBHOOKS, SERVICE_REQUIRE_TENANT: 'true' });
     await request(t.http).post('/v1/episodes').set(A).send(customer(subject, 'chat-1', 'URGENT: production is down')).expect(201);
+    await healthSettled(t);
     await request(t.http).post('/v1/episodes').set(A).send(customer(subject, 'chat-2', 'Still broken, this is critical')).expect(201);
+    await healthSettled(t);
     await request(t.http).post('/v1/resolutions').set(A).send({ subject_id: subject, session_id: 'chat-1', status: 'unresolved', resolution_summary: 'secret of A' }).expect(200);
   });
   afterAll(() => t.close());

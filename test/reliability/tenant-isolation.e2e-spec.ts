@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
+import { SupportService } from 'src/modules/support/support.service';
 import { createTestApp, TestApp } from '../app-factory';
 
 /**
@@ -83,6 +84,8 @@ describe('tenant isolation sweep', () => {
       `INSERT INTO episodes (id, tenant_id, subject_id, source, type, payload, metadata, provenance, content_text) VALUES (gen_random_uuid(), NULL, $1, 'user', 'note', '{"text":"legacy"}', '{}', '{}', 'legacy')`,
       [S],
     );
+    // Ingestion recomputes health shortly after it answers; let that finish before the baseline.
+    await t.app.get(SupportService).drainHealthRefresh();
     before = await dumpTenant(t, 'tenant-a');
     expect(before.filter((l) => l.startsWith('memories')).length).toBeGreaterThan(0);
   });

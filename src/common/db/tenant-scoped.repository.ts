@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
+import type { PoolClient } from 'pg';
 import { EntityManager } from 'typeorm';
 import { tracingEnabled, withSpan } from 'src/common/tracing/tracing';
 import { compile, SqlFragment } from './sql';
@@ -18,6 +20,7 @@ export abstract class TenantScopedRepository {
     em: EntityManager,
     scope: TenantScope,
     build: (tenant: TenantPredicate) => SqlFragment,
+    opts: RunOptions = {},
   ): Promise<T[]> {
     let used = false;
     const fragment = build((alias) => {
@@ -25,7 +28,7 @@ export abstract class TenantScopedRepository {
       return scope.predicate(alias);
     });
     if (!used) throw new Error(`query on ${this.table} was built without its tenant predicate`);
-    return run<T>(em, fragment);
+    return run<T>(em, fragment, opts);
   }
 
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
@@ -43,11 +46,22 @@ export abstract class TenantScopedRepository {
  * `[rows, rowCount]` instead of rows, so statements run through a query runner with structured
  * results: the transaction's runner when there is one (PGlite has a single connection).
  */
-export async function run<T>(em: EntityManager, fragment: SqlFragment): Promise<T[]> {
+export interface RunOptions {
+  /**
+   * Run as a named prepared statement. For the hot read queries (context candidates, search):
+   * their unions and laterals cost 3–4 ms of planning per call, and a prepared statement lets
+   * PostgreSQL reuse a plan. Errors then come from the driver unwrapped (no QueryFailedError).
+   */
+  prepared?: boolean;
+}
+
+export async function run<T>(em: EntityManager, fragment: SqlFragment, opts: RunOptions = {}): Promise<T[]> {
   const { text, values } = compile(fragment);
   const exec = async (): Promise<T[]> => {
     const runner = em.queryRunner ?? em.connection.createQueryRunner();
     try {
+      // Outside a transaction only: a failed Parse below would abort the transaction.
+      if (opts.prepared && !em.queryRunner) return await runPrepared<T>((await runner.connect()) as PoolClient, text, values);
       const result = await runner.query(text, values, true);
       return (result.records ?? []) as T[];
     } finally {
@@ -58,6 +72,50 @@ export async function run<T>(em: EntityManager, fragment: SqlFragment): Promise<
   // The span carries the statement with its $n placeholders, never the parameter values.
   const operation = text.trimStart().split(/\s/, 1)[0].toUpperCase();
   return withSpan('db.query', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text.slice(0, MAX_SPAN_SQL_CHARS) }, exec, SpanKind.CLIENT);
+}
+
+/**
+ * A prepared statement's name: one per distinct SQL text (the driver refuses one name for two
+ * texts). Hot queries come in a handful of shapes, so the map stays small.
+ */
+const statementNames = new Map<string, string>();
+
+export function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `memsvc_${createHash('sha1').update(text).digest('hex').slice(0, 20)}`;
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/** SQLSTATEs of a session whose prepared statements are not what the driver remembers. */
+const DUPLICATE_PREPARED_STATEMENT = '42P05';
+const UNDEFINED_PREPARED_STATEMENT = '26000';
+
+/**
+ * Runs `text` as a named prepared statement. The driver remembers per connection which names it
+ * has prepared; the session can disagree: PGlite serves every client connection from one
+ * session, so a reconnected client meets statements its predecessor prepared (42P05), and a
+ * transaction-pooling PgBouncer moves a client between server sessions (26000). Either way the
+ * statement is dropped or forgotten and the query sent once more, then, if the session still
+ * disagrees, unnamed: a query never fails over the plan cache.
+ */
+async function runPrepared<T>(client: PoolClient, text: string, values: unknown[]): Promise<T[]> {
+  const name = statementName(text);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      if (attempt === 3) return (await client.query(text, values)).rows as T[];
+      return (await client.query({ name, text, values })).rows as T[];
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt === 3 || (code !== DUPLICATE_PREPARED_STATEMENT && code !== UNDEFINED_PREPARED_STATEMENT)) throw err;
+      // The driver's record of parsed statements (pg internals): forget the name so it is parsed again.
+      const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
+      if (connection?.parsedStatements) delete connection.parsedStatements[name];
+      if (code === DUPLICATE_PREPARED_STATEMENT) await client.query(`DEALLOCATE ${name}`).catch(() => undefined);
+    }
+  }
 }
 
 /** Hot queries are long; a span keeps their start, enough to tell them apart. */

@@ -57,6 +57,29 @@ describe('PollingLoop', () => {
     expect(logs).toEqual(['w recovered']);
   });
 
+  it('wake runs a round at once instead of after the poll interval, also when it comes mid-round', async () => {
+    const { logger } = quietLogger();
+    let rounds = 0;
+    let release: (() => void) | null = null;
+    const loop = new PollingLoop('w', logger, 60_000, async () => {
+      rounds++;
+      if (rounds === 2) await new Promise<void>((r) => (release = r));
+      return false;
+    });
+    loop.start();
+    await tick();
+    expect(rounds).toBe(1); // now asleep for a minute
+    loop.wake();
+    await tick();
+    expect(rounds).toBe(2); // round 2 is running and waits
+    loop.wake(); // arrives mid-round
+    release!();
+    await tick();
+    await tick();
+    expect(rounds).toBe(3);
+    await loop.stop();
+  });
+
   it('stop before start resolves at once', async () => {
     const { logger } = quietLogger();
     const loop = new PollingLoop('w', logger, 1, async () => false);

@@ -9,7 +9,9 @@ import { Logger } from '@nestjs/common';
 export class PollingLoop {
   private stopping = false;
   private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
+  private wakeSleeper: (() => void) | null = null;
+  /** A wake() that came while a round was running: go again without sleeping. */
+  private woken = false;
   private failing = false;
 
   /**
@@ -38,8 +40,17 @@ export class PollingLoop {
   /** Stops after the current round; resolves when that round has finished (none running: at once). */
   stop(): Promise<void> {
     this.stopping = true;
-    this.wake?.();
+    this.wakeSleeper?.();
     return this.loop ?? Promise.resolve();
+  }
+
+  /**
+   * New work was just committed in this process (e.g. an async compile job): run a round now
+   * instead of at the end of the poll interval. Other processes still find it by polling.
+   */
+  wake(): void {
+    if (this.wakeSleeper) this.wakeSleeper();
+    else this.woken = true;
   }
 
   private async run(): Promise<void> {
@@ -53,7 +64,8 @@ export class PollingLoop {
         if (!this.failing) this.logger.warn({ err: { message: (err as Error).message } }, `${this.name} round failed; retrying`);
         this.failing = true;
       }
-      if (!more) await this.sleep(this.pollMs);
+      if (!more && !this.woken) await this.sleep(this.pollMs);
+      this.woken = false;
     }
   }
 
@@ -61,12 +73,12 @@ export class PollingLoop {
     if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
-        this.wake = null;
+        this.wakeSleeper = null;
         resolve();
       }, ms);
-      this.wake = () => {
+      this.wakeSleeper = () => {
         clearTimeout(timer);
-        this.wake = null;
+        this.wakeSleeper = null;
         resolve();
       };
     });

@@ -41,3 +41,20 @@ describe('tokenizer on pathological input', () => {
     expect(cut.length).toBeGreaterThan(50);
   });
 });
+
+describe('tokenizer segments', () => {
+  const encoder = new Tiktoken(cl100k);
+  const PIECES = ['## Task\n', 'Why is the export failing?\n', '\n', '## About this user\n', '- user: My name is Juno Marsh\n', '- [8 May, 2023] Caroline: I went to the LGBTQ support group.\n',
+    '  indented line\n', '\n\n', 'no newline', ' ', '\t', '\r\n', '...\n', "don't\n", '数据 🔴 naïve\n', '123456\n', '- x\n\n### Current session (s-1)\n', '  \n', '!!\n', '\u00a0\n'];
+
+  it('counts exactly what the encoder counts for the whole text, however it is split into lines', () => {
+    let seed = 11;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let round = 0; round < 400; round++) {
+      const text = Array.from({ length: 1 + Math.floor(random() * 12) }, () => PIECES[Math.floor(random() * PIECES.length)]).join('');
+      expect(countTokens(text)).toBe(encoder.encode(text).length);
+      // A second count comes from the segment cache and must agree.
+      expect(countTokens(text)).toBe(encoder.encode(text).length);
+    }
+  });
+});

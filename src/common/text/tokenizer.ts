@@ -1,5 +1,6 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { LruCache } from 'src/common/lru-cache';
 
 /**
  * Token counting with the cl100k_base vocabulary (the one most chat models' budgets are
@@ -25,8 +26,40 @@ function exact(text: string): number {
   return text.length === 0 ? 0 : getEncoder().encode(text).length;
 }
 
+/**
+ * Where a text splits into pieces that tokenise independently: after a line break followed by
+ * a non-space character. cl100k's pre-tokeniser never lets a piece run from a line break into
+ * a following non-space character (line breaks end a piece, or join only other whitespace), and
+ * BPE works within pieces, so the count of a text is the sum of the counts of these segments.
+ */
+const SEGMENT_END = /\n(?=\S)/g;
+
+/**
+ * Recently counted segments. A context bundle is mostly lines seen before (the same memories
+ * and episodes rendered the same way), and js-tiktoken's BPE is the largest single cost of
+ * assembling one; a hit makes a line's count a map lookup.
+ */
+const segmentCounts = new LruCache<string, number>(20_000);
+/** Longer segments are counted each time: rare, and not worth their memory. */
+const MAX_CACHED_SEGMENT = 2_000;
+
 export function countTokens(text: string): number {
   if (text.length === 0) return 0;
+  let total = 0;
+  let start = 0;
+  for (const m of text.matchAll(SEGMENT_END)) {
+    total += countSegment(text.slice(start, m.index + 1));
+    start = m.index + 1;
+  }
+  return total + countSegment(text.slice(start));
+}
+
+function countSegment(segment: string): number {
+  if (segment.length > MAX_CACHED_SEGMENT) return countRuns(segment);
+  return segmentCounts.get(segment) ?? segmentCounts.set(segment, countRuns(segment));
+}
+
+function countRuns(text: string): number {
   let total = 0;
   let last = 0;
   for (const m of text.matchAll(LONG_RUN)) {

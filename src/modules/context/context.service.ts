@@ -13,7 +13,7 @@ import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidat
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
 import { packContext } from './packing';
 import { ContextCandidate, ContextLabel, dropDuplicates, scoreCandidates, selectCandidates } from './ranking';
-import { queryTerms } from './relevance';
+import { anyWordTsQuery } from 'src/common/text/terms';
 
 /**
  * Candidate bounds. 100 full-text hits per table, the neighbours of the best 30 episode hits, the
@@ -64,9 +64,11 @@ export class ContextService {
   async assemble(ctx: Ctx, dto: ContextRequestDto): Promise<ContextBundleDto> {
     const maxTokens = dto.max_tokens ?? this.config.defaultMaxContextTokens;
     const sessionId = dto.session_id ?? null;
-    const terms = queryTerms(dto.task, MAX_QUERY_TERMS);
-    const tsquery = terms.length === 0 ? null : terms.map((t) => `'${t.word}'`).join(' | ');
-    const vector = await this.memories.embedQuery(dto.task);
+    const tsquery = anyWordTsQuery(dto.task, MAX_QUERY_TERMS);
+    // A local embedding (stub) is scored from the candidates' texts below; only a hosted one
+    // needs the stored vectors (similarity in SQL, nearest neighbours under pgvector).
+    const local = this.memories.localSimilarity(dto.task);
+    const vector = local === null ? await this.memories.embedQuery(dto.task) : null;
     const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: LIMITS };
 
     // Sequential reads on the default manager: PGlite has one connection.
@@ -74,7 +76,7 @@ export class ContextService {
     const memoryRows = await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query);
     const episodeRows = await this.repo.episodeCandidates(em, ctx.scope, query);
     const candidates = [
-      ...memoryRows.filter((m) => LABELS.has(m.kind)).map(memoryCandidate),
+      ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
     ].sort(byTimeThenSeq);
 
@@ -120,7 +122,7 @@ export class ContextService {
  * A memory is placed in time by valid_from (when it became true: the source episode's time),
  * not by when a compile happened to run; a summary belongs to its episode's session.
  */
-function memoryCandidate(m: MemoryCandidateRow): ContextCandidate {
+function memoryCandidate(m: MemoryCandidateRow, similarity: number | null): ContextCandidate {
   return {
     id: m.id,
     label: m.kind as ContextLabel,
@@ -131,7 +133,7 @@ function memoryCandidate(m: MemoryCandidateRow): ContextCandidate {
     source_episode_ids: m.source_episode_ids ?? [],
     seq: m.episode_seq === null ? undefined : Number(m.episode_seq),
     date_label: m.kind === 'episode_summary' ? m.episode_date : null,
-    semantic_similarity: m.similarity,
+    semantic_similarity: similarity,
   };
 }
 

@@ -1,52 +1,4 @@
-import {
-  analyze,
-  bm25Scores,
-  computeCorpusStats,
-  CorpusStats,
-  queryTerms,
-  semanticRelevance,
-  stem,
-  textRelevance,
-} from './relevance';
-
-describe('stem', () => {
-  it('joins inflections of one word', () => {
-    expect(new Set(['paint', 'paints', 'painted', 'painting'].map(stem))).toEqual(new Set(['paint']));
-    expect(new Set(['study', 'studies', 'studied', 'studying'].map(stem))).toEqual(new Set(['study']));
-    expect(new Set(['run', 'runs', 'running'].map(stem))).toEqual(new Set(['run']));
-    expect(new Set(['make', 'makes', 'making'].map(stem))).toEqual(new Set(['mak']));
-    expect(stem('classes')).toBe(stem('class'));
-    expect(stem('boxes')).toBe(stem('box'));
-  });
-
-  it('leaves short words, numbers and non-suffixes alone', () => {
-    expect(stem('bus')).toBe('bus');
-    expect(stem('2023')).toBe('2023');
-    expect(stem('falling')).toBe('fall');
-    expect(stem('adding')).toBe('add');
-    expect(stem('need')).toBe('need');
-    expect(stem('agreed')).toBe('agreed');
-  });
-});
-
-describe('analyze', () => {
-  it('lowercases, drops stopwords and question words, and keeps possessors', () => {
-    expect(analyze("When did Caroline's sister go to the LGBTQ support group?")).toEqual([
-      'carolin',
-      'sister',
-      'go',
-      'lgbtq',
-      'support',
-      'group',
-    ]);
-  });
-
-  it('splits on punctuation, keeps numbers and non-Latin letters', () => {
-    expect(analyze('Order #4521 — refund:Zürich, 東京')).toEqual(['order', '4521', 'refund', 'zürich', '東京']);
-    expect(analyze("I don't know")).toEqual(['know']);
-    expect(analyze('')).toEqual([]);
-  });
-});
+import { bm25Scores, computeCorpusStats, CorpusStats, semanticRelevance, textRelevance } from './relevance';
 
 describe('computeCorpusStats', () => {
   it('counts documents, average length and document frequency', () => {
@@ -131,21 +83,5 @@ describe('semanticRelevance', () => {
     expect(semanticRelevance(-0.9, 0)).toBe(0);
     expect(semanticRelevance(Number.NaN, 0)).toBe(0);
     expect(semanticRelevance(3, 9)).toBe(8);
-  });
-});
-
-describe('queryTerms', () => {
-  it('keeps distinct plain-ASCII content words with their stems, in query order', () => {
-    expect(queryTerms("When did Caroline's painting class start? Painting!", 10)).toEqual([
-      { term: 'carolin', word: 'caroline' },
-      { term: 'paint', word: 'painting' },
-      { term: 'class', word: 'class' },
-      { term: 'start', word: 'start' },
-    ]);
-  });
-
-  it('skips words a tsquery could not take verbatim and keeps the longest when over the bound', () => {
-    expect(queryTerms("café o'clock x-ray", 10).map((t) => t.word)).toEqual(['oclock', 'ray']);
-    expect(queryTerms('tea photography kayak piano', 2).map((t) => t.word)).toEqual(['photography', 'kayak']);
   });
 });

@@ -8,6 +8,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
+import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import { CompileJobRow } from './dto/compile.dto';
 import { MemoriesService } from './memories.service';
@@ -36,12 +37,14 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     private readonly ds: DataSource,
     private readonly jobs: CompileJobsRepository,
     private readonly memories: MemoriesService,
+    signal: CompileJobSignal,
   ) {
     // runOnce drains the queue, so every round ends with nothing due: always sleep after it.
     this.poller = new PollingLoop('compile job worker', this.logger, config.workerPollMs, async () => {
       await this.runOnce();
       return false;
     });
+    signal.onQueued(() => this.poller.wake());
   }
 
   onApplicationBootstrap(): void {

@@ -11,6 +11,7 @@ import { createEmbeddingProvider, EMBEDDING_PROVIDER } from './embeddings/embedd
 import { MODEL_GATEWAY, ModelGateway } from './llm/model-gateway';
 import { MemoriesController } from './memories.controller';
 import { MemoriesRepository } from './memories.repository';
+import { CompileJobSignal } from './compile-job-signal';
 import { MemoriesService } from './memories.service';
 import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
 
@@ -18,6 +19,7 @@ import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
   imports: [EpisodesModule, WebhooksModule],
   controllers: [MemoriesController],
   providers: [
+    CompileJobSignal,
     MemoriesService,
     MemoriesRepository,
     CompileJobsRepository,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { raw, sql, SqlFragment } from 'src/common/db/sql';
+import { join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -150,7 +150,7 @@ export class MemoriesRepository extends TenantScopedRepository {
         ${q.kind ? sql`AND m.kind = ${q.kind}` : raw('')}
         ${q.text ? sql`AND strpos(lower(m.content), lower(${q.text})) > 0` : raw('')}
       ORDER BY m.created_at DESC, m.id DESC
-      LIMIT ${q.limit}`);
+      LIMIT ${q.limit}`, { prepared: true });
   }
 
   /**
@@ -180,6 +180,29 @@ export class MemoriesRepository extends TenantScopedRepository {
       WHERE score IS NOT NULL AND score <> 'NaN'::float8
       ORDER BY score DESC, created_at DESC, id DESC
       LIMIT ${q.limit}`);
+  }
+
+  /**
+   * Candidates for semantic search with a local embedding (see EmbeddingProvider.localSimilarity),
+   * whose cosine is then computed in process: the active memories sharing a content word with
+   * the query (full-text, best ts_rank first) and the newest ones. Bounded, so search costs the
+   * same at 100 or 100,000 memories; under the lexical stub embedding a memory outside both
+   * sets shares no word with the query and would score near 0 anyway.
+   */
+  async semanticPool(
+    em: EntityManager,
+    scope: TenantScope,
+    q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number },
+  ): Promise<MemoryRow[]> {
+    return this.scoped<MemoryRow>(em, scope, (t) => {
+      const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
+      const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${q.newest})`];
+      if (q.tsquery !== null) {
+        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ to_tsquery('english', ${q.tsquery})
+          ORDER BY ts_rank(x.content_tsv, to_tsquery('english', ${q.tsquery})) DESC, x.id LIMIT ${q.matches})`);
+      }
+      return sql`SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
+    }, { prepared: true });
   }
 
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {

@@ -5,11 +5,13 @@ import type { Ctx } from 'src/common/context/request-context';
 import { AppError } from 'src/common/errors/app-error';
 import { observeCompile } from 'src/common/metrics/instrument';
 import { TenantScope } from 'src/common/db/tenant-scope';
+import { anyWordTsQuery } from 'src/common/text/terms';
 import { VECTOR_MODE } from 'src/db/database.module';
 import type { VectorMode } from 'src/db/vector-support';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import type { CompilerEpisode, ExistingMemory } from './compiler/heuristic-compiler';
 import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
@@ -38,6 +40,20 @@ export const COMPILE_BATCH = 2000;
 const MAX_EXISTING = 5000;
 
 /**
+ * Semantic search with a local embedding ranks a bounded pool (MemoriesRepository.semanticPool):
+ * up to 300 full-text matches of the query's words and the newest 200 memories. Scoring 500
+ * texts costs a few milliseconds; the pool is many times any `limit` (at most 100).
+ */
+const SEMANTIC_POOL = { matches: 300, newest: 200 } as const;
+/** Words of a search query that fetch full-text matches into the pool. */
+const SEARCH_QUERY_TERMS = 16;
+
+/** Highest cosine first; ties newest first, then by id (the SQL path's order). */
+function bySemanticScore(a: MemoryRow & { score: number }, b: MemoryRow & { score: number }): number {
+  return b.score - a.score || b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+}
+
+/**
  * A remote (llm) compile prepared outside the transaction: the episodes it read, and the rows
  * and supersessions it planned, embeddings attached.
  */
@@ -60,6 +76,7 @@ export class MemoriesService {
     private readonly embeddingRows: EmbeddingBackfillRepository,
     @Inject(MEMORY_COMPILER) private readonly compiler: MemoryCompiler,
     @Inject(EMBEDDING_PROVIDER) private readonly embeddings: EmbeddingProvider | null,
+    private readonly jobSignal: CompileJobSignal,
     @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
   ) {}
 
@@ -67,6 +84,7 @@ export class MemoriesService {
   async compile(ctx: Ctx, dto: CompileRequestDto): Promise<CompileResultDto | CompileJobAcceptedDto> {
     if (dto.async === true) {
       const job = await this.jobs.insert(this.ds.manager, ctx.scope, dto.subject_id);
+      this.jobSignal.queued();
       return { job_id: job.id, status: 'pending', subject_id: job.subject_id };
     }
     const rows = await observeCompile('sync', null, () => this.compileAndCommit(ctx.scope, dto.subject_id));
@@ -207,6 +225,12 @@ export class MemoriesService {
     const base = { subjectId: query.subject_id, kind: query.kind, limit: query.limit ?? 20 };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
     if (query.semantic === true && text !== undefined) {
+      const local = this.localSimilarity(text);
+      if (local !== null) {
+        const pool = await this.repo.semanticPool(em, ctx.scope, { ...base, tsquery: anyWordTsQuery(text, SEARCH_QUERY_TERMS), ...SEMANTIC_POOL });
+        const scored = pool.map((r) => ({ ...r, score: local(r.content) })).sort(bySemanticScore).slice(0, base.limit);
+        return { memories: scored.map((r) => ({ ...toMemoryDto(r), score: r.score })) };
+      }
       const vector = await this.embedQuery(text);
       if (vector !== null) {
         const rows = await this.repo.searchSemantic(em, ctx.scope, this.vectorMode, { ...base, vector });
@@ -249,6 +273,14 @@ export class MemoriesService {
    * The query vector for a text, or null when embeddings are off, the provider fails, or the
    * text has no content to embed (a zero vector). Never throws: callers fall back to text.
    */
+  /**
+   * With a local embedding (stub), the cosine to `query` computed from a text, for semantic
+   * ranking without stored vectors; null for other providers or a query with nothing to embed.
+   */
+  localSimilarity(query: string): ((text: string) => number) | null {
+    return this.embeddings?.localSimilarity?.(query) ?? null;
+  }
+
   async embedQuery(text: string): Promise<number[] | null> {
     if (this.embeddings === null) return null;
     try {

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
@@ -14,6 +14,7 @@ import { ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResoluti
 import { SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
 import { buildHandoff } from './handoff';
 import { computeHealth, healthTransitionEvent } from './health';
+import { HealthRefresher } from './health-refresher';
 import { buildSessions, isOpenStatus } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
 import { SupportRepository } from './support.repository';
@@ -40,13 +41,26 @@ const HANDOFF_MEMORY_LIMIT = 100;
 const MAX_HEALTH_ROUNDS = 3;
 
 /**
+ * How long ingestion marks gather before their subjects' health is recomputed: long enough to
+ * fold a burst of ingests into one recomputation, short enough that a webhook receiver hears
+ * of a change within a second.
+ */
+const HEALTH_REFRESH_DELAY_MS = 200;
+
+/**
  * The subject.health_* events are emitted by `recomputeHealth`, which every path that can change
  * or notice a change of health goes through: GET health, POST handoff, POST resolutions (in the
- * upsert's transaction) and ingestion of episodes with a session (after its commit).
+ * upsert's transaction) and ingestion of episodes with a session (shortly after its commit,
+ * coalesced per subject: see HealthRefresher).
  */
 @Injectable()
-export class SupportService implements OnModuleInit {
+export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('support');
+  private readonly refresher = new HealthRefresher(
+    async (scope, subjectId) => void (await this.ds.transaction((em) => this.recomputeHealth(em, scope, subjectId))),
+    (err) => this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed'),
+    HEALTH_REFRESH_DELAY_MS,
+  );
 
   constructor(
     private readonly ds: DataSource,
@@ -57,7 +71,18 @@ export class SupportService implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.episodes.onIngested((scope, rows) => this.afterIngestion(scope, rows));
+    // Episodes with a session change SLA inputs: mark their subjects for recomputation.
+    this.episodes.onIngested(async (scope, rows) => this.refresher.mark(scope, rows.filter((r) => r.session_id !== null).map((r) => r.subject_id)));
+  }
+
+  /** Recomputes, before the database closes, the subjects that ingestion marked. */
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.refresher.close();
+  }
+
+  /** Runs the health recomputations that ingestion has marked so far, now (tests, operator tools). */
+  drainHealthRefresh(): Promise<void> {
+    return this.refresher.drain();
   }
 
   /**
@@ -177,22 +202,6 @@ export class SupportService implements OnModuleInit {
       const event = healthTransitionEvent(cached ? { state: cached.state as HealthState, score: cached.score } : null, health, generatedAt);
       if (event) await this.webhooks.enqueue(em, scope, event.event, event.data);
       return { health, inputs, generatedAt };
-    }
-  }
-
-  /**
-   * Ingestion listener: episodes with a session change SLA inputs, so each of their subjects is
-   * recomputed in its own transaction (after the ingestion committed; a failure is logged and
-   * the next read notices the change instead).
-   */
-  private async afterIngestion(scope: TenantScope, rows: EpisodeRow[]): Promise<void> {
-    const subjects = [...new Set(rows.filter((r) => r.session_id !== null).map((r) => r.subject_id))].sort();
-    for (const subjectId of subjects) {
-      try {
-        await this.ds.transaction((em) => this.recomputeHealth(em, scope, subjectId));
-      } catch (err) {
-        this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed');
-      }
     }
   }
 

@@ -41,39 +41,115 @@ const SEED_BIGRAM = 0x01000193;
 const SEED_NGRAM = 0x9e3779b9;
 
 /**
+ * The embedding's non-zero buckets: `index` ascending, `value` the float32-rounded components
+ * of the unit-length vector (exactly the numbers `stubEmbedding` puts at those indexes). A text
+ * has a few hundred features at most, so this is what similarity is computed on in process.
+ */
+export interface SparseVector {
+  readonly index: Int32Array;
+  readonly value: Float64Array;
+}
+
+/**
  * A unit-length vector of `dimensions` float32-rounded numbers, or all zeros when the text has
  * no letters or digits (callers treat a zero vector as "no embedding").
  * Throws RangeError when `dimensions` is not a positive integer: that is a configuration error.
  */
 export function stubEmbedding(text: string, dimensions: number): number[] {
+  const sparse = stubSparseEmbedding(text, dimensions);
+  const out = new Array<number>(dimensions).fill(0);
+  for (let k = 0; k < sparse.index.length; k++) out[sparse.index[k]] = sparse.value[k];
+  return out;
+}
+
+/** `stubEmbedding` in sparse form (see SparseVector); no buckets for a text without tokens. */
+export function stubSparseEmbedding(text: string, dimensions: number): SparseVector {
   if (!Number.isInteger(dimensions) || dimensions <= 0) {
     throw new RangeError(`dimensions must be a positive integer, got ${dimensions}`);
   }
-  const vector = new Float64Array(dimensions);
+  const { sums, touched } = scratchFor(dimensions);
+  const indexes: number[] = [];
+  const add = (hash: number, weight: number): void => {
+    const mixed = fmix32(hash);
+    const bucket = mixed % dimensions;
+    if (touched[bucket] === 0) {
+      touched[bucket] = 1;
+      indexes.push(bucket);
+    }
+    sums[bucket] += mixed & 0x80000000 ? -weight : weight;
+  };
   const tokens = words(text.length > MAX_CHARS ? text.slice(0, MAX_CHARS) : text).slice(0, MAX_TOKENS);
   let previous: string | null = null;
   for (const token of tokens) {
     const stop = STOPWORDS.has(token);
     const stem = stemWord(token);
-    add(vector, hashString(stem, SEED_WORD), stop ? STOPWORD_WEIGHT : WORD_WEIGHT);
+    add(hashString(stem, SEED_WORD), stop ? STOPWORD_WEIGHT : WORD_WEIGHT);
     if (stop) {
       previous = null;
       continue;
     }
-    if (previous !== null) add(vector, hashString(stem, hashString(previous, SEED_BIGRAM)), BIGRAM_WEIGHT);
+    if (previous !== null) add(hashString(stem, hashString(previous, SEED_BIGRAM)), BIGRAM_WEIGHT);
     previous = stem;
-    addNgrams(vector, token);
+    addNgrams(add, token);
   }
+  const index = Int32Array.from(indexes).sort();
   let norm = 0;
-  for (let i = 0; i < dimensions; i++) norm += vector[i] * vector[i];
-  const out = new Array<number>(dimensions);
+  for (let k = 0; k < index.length; k++) norm += sums[index[k]] * sums[index[k]];
   const scale = norm > 0 ? 1 / sqrt(norm) : 0;
-  for (let i = 0; i < dimensions; i++) out[i] = fround(vector[i] * scale);
-  return out;
+  const value = new Float64Array(index.length);
+  for (let k = 0; k < index.length; k++) {
+    value[k] = fround(sums[index[k]] * scale);
+    // Leave the scratch arrays zeroed for the next call.
+    sums[index[k]] = 0;
+    touched[index[k]] = 0;
+  }
+  // Buckets that cancelled out to exactly 0 stay listed with value 0: harmless to every sum.
+  return { index, value };
+}
+
+/**
+ * Per-bucket sums and "seen" marks, reused across calls (embedding is synchronous, so one set
+ * per dimension count is enough): allocating and scanning 1,536 slots per text cost more than
+ * hashing its words.
+ */
+const scratch = new Map<number, { sums: Float64Array; touched: Uint8Array }>();
+
+function scratchFor(dimensions: number): { sums: Float64Array; touched: Uint8Array } {
+  let s = scratch.get(dimensions);
+  if (!s) {
+    s = { sums: new Float64Array(dimensions), touched: new Uint8Array(dimensions) };
+    scratch.set(dimensions, s);
+  }
+  return s;
+}
+
+/**
+ * Cosine of two sparse vectors, computed like `cosineSimilarity` on their dense forms (the
+ * norms from the float32-rounded components), so it equals the cosine of the stored vectors.
+ * 0 when either has no non-zero component.
+ */
+export function sparseCosine(a: SparseVector, b: SparseVector): number {
+  let dot = 0;
+  for (let i = 0, j = 0; i < a.index.length && j < b.index.length; ) {
+    if (a.index[i] === b.index[j]) dot += a.value[i++] * b.value[j++];
+    else if (a.index[i] < b.index[j]) i++;
+    else j++;
+  }
+  const na = squaredNorm(a);
+  const nb = squaredNorm(b);
+  if (na === 0 || nb === 0) return 0;
+  const cosine = dot / sqrt(na * nb);
+  return cosine > 1 ? 1 : cosine < -1 ? -1 : cosine;
+}
+
+function squaredNorm(v: SparseVector): number {
+  let n = 0;
+  for (let k = 0; k < v.value.length; k++) n += v.value[k] * v.value[k];
+  return n;
 }
 
 /** Character n-grams of "<token>", the angle brackets marking the word's start and end. */
-function addNgrams(vector: Float64Array, token: string): void {
+function addNgrams(add: (hash: number, weight: number) => void, token: string): void {
   const marked = `<${token}>`;
   let count = 0;
   for (const n of NGRAM_SIZES) if (marked.length >= n) count += marked.length - n + 1;
@@ -81,15 +157,9 @@ function addNgrams(vector: Float64Array, token: string): void {
   const weight = NGRAM_BUDGET / sqrt(count);
   for (const n of NGRAM_SIZES) {
     for (let start = 0; start + n <= marked.length; start++) {
-      add(vector, hashRange(marked, start, start + n, SEED_NGRAM + n), weight);
+      add(hashRange(marked, start, start + n, SEED_NGRAM + n), weight);
     }
   }
-}
-
-/** Signed feature hashing: the bucket from the low bits, the sign from the top bit. */
-function add(vector: Float64Array, hash: number, weight: number): void {
-  const mixed = fmix32(hash);
-  vector[mixed % vector.length] += mixed & 0x80000000 ? -weight : weight;
 }
 
 function hashString(text: string, seed: number): number {
@@ -106,7 +176,10 @@ function hashRange(text: string, start: number, end: number, seed: number): numb
   return h;
 }
 
-/** MurmurHash3's finaliser: spreads FNV's weak low bits over all 32 bits. */
+/**
+ * MurmurHash3's finaliser: spreads FNV's weak low bits over all 32 bits. Signed feature
+ * hashing takes the bucket from the low bits and the sign from the top bit.
+ */
 function fmix32(hash: number): number {
   let h = hash >>> 0;
   h ^= h >>> 16;

@@ -1,0 +1,50 @@
+import { DataSource } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { run, statementName } from 'src/common/db/tenant-scoped.repository';
+import { createScratchDb, ScratchDb } from '../scratch-db';
+
+describe('queries run as prepared statements', () => {
+  let scratch: ScratchDb;
+  let ds: DataSource;
+  const query = sql`SELECT ${41}::int + 1 AS answer`;
+  const prepared = () => run<{ answer: number }>(ds.manager, query, { prepared: true });
+
+  beforeAll(async () => {
+    scratch = await createScratchDb();
+    ds = await scratch.open(); // one connection: every statement below shares its session
+  });
+  afterAll(async () => {
+    await ds?.destroy();
+    await scratch?.drop();
+  });
+
+  const preparedNames = async () =>
+    (await ds.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'memsvc_%'`)).map((r: { name: string }) => r.name);
+
+  it('prepares once under a name derived from the SQL text and reuses it', async () => {
+    expect(await prepared()).toEqual([{ answer: 42 }]);
+    expect(await prepared()).toEqual([{ answer: 42 }]);
+    expect(await preparedNames()).toEqual([statementName('SELECT $1::int + 1 AS answer')]);
+  });
+
+  it('recovers when the session lost the statement the driver remembers (PgBouncer moved it)', async () => {
+    await ds.query('DEALLOCATE ALL');
+    expect(await prepared()).toEqual([{ answer: 42 }]);
+    expect(await preparedNames()).toHaveLength(1);
+  });
+
+  it('recovers when the session already has the name the driver has not prepared (PGlite reconnect)', async () => {
+    const name = statementName('SELECT $1::int + 1 AS answer');
+    const connection = (await (ds.driver as unknown as { master: { connect(): Promise<{ connection: { parsedStatements: Record<string, string> }; release(): void }> } }).master.connect());
+    delete connection.connection.parsedStatements[name];
+    connection.release();
+    expect(await prepared()).toEqual([{ answer: 42 }]);
+  });
+
+  it('runs inside a transaction unprepared, so a failing Parse cannot abort the transaction', async () => {
+    await ds.query('DEALLOCATE ALL');
+    const rows = await ds.transaction((em) => run<{ answer: number }>(em, raw('SELECT 7 AS answer'), { prepared: true }));
+    expect(rows).toEqual([{ answer: 7 }]);
+    expect(await preparedNames()).toEqual([]);
+  });
+});
