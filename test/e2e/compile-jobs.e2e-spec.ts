@@ -182,18 +182,23 @@ describe('a pending compile job across a restart', () => {
   });
 });
 
+/** Polls a job until it completes or about five seconds pass; returns its last status. */
+async function waitForJob(t: TestApp, jobId: string): Promise<string> {
+  let state = 'pending';
+  for (let i = 0; i < 200 && state !== 'completed'; i++) {
+    await new Promise((r) => setTimeout(r, 25));
+    state = (await status(t, jobId).expect(200)).body.status;
+  }
+  return state;
+}
+
 describe('the compile worker loop (WORKERS_ENABLED=true)', () => {
   it('runs submitted jobs in the background and stops cleanly on shutdown', async () => {
     const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '20' });
     try {
       await ingest(t, 'loop', 'My name is Juno Marsh.');
       const { body } = await submit(t, 'loop').expect(202);
-      let state = 'pending';
-      for (let i = 0; i < 200 && state !== 'completed'; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        state = (await status(t, body.job_id).expect(200)).body.status;
-      }
-      expect(state).toBe('completed');
+      expect(await waitForJob(t, body.job_id)).toBe('completed');
     } finally {
       await t.close();
     }
@@ -208,12 +213,7 @@ describe('a job submitted to a process whose worker is idle', () => {
       await new Promise((r) => setTimeout(r, 50)); // the worker's first round has found nothing
       await ingest(t, 'wake', 'My name is Juno Marsh.');
       const { body } = await submit(t, 'wake').expect(202);
-      let state = 'pending';
-      for (let i = 0; i < 200 && state !== 'completed'; i++) {
-        await new Promise((r) => setTimeout(r, 25));
-        state = (await status(t, body.job_id).expect(200)).body.status;
-      }
-      expect(state).toBe('completed');
+      expect(await waitForJob(t, body.job_id)).toBe('completed');
     } finally {
       await t.close();
     }
