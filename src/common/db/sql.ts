@@ -46,3 +46,14 @@ export function compile(fragment: SqlFragment): { text: string; values: unknown[
   };
   return { text: walk(fragment), values };
 }
+
+/**
+ * `to_tsquery('english', words)` as a scalar subquery. Postgres evaluates it once, as an
+ * InitPlan, and can still match it through the GIN index. A bare `to_tsquery('english', $n)` is
+ * folded to a constant only in a custom plan: once a prepared statement switches to its generic
+ * plan, the call is re-parsed for every row it filters (measured on 12,000 episodes of one
+ * subject: 53 ms against 7 ms).
+ */
+export function englishTsQuery(words: string): SqlFragment {
+  return sql`(SELECT to_tsquery('english', ${words}))`;
+}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -91,8 +91,8 @@ export class ContextRepository extends TenantScopedRepository {
         sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.pinned})`,
       ];
       if (q.tsquery !== null) {
-        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ to_tsquery('english', ${q.tsquery})
-          ORDER BY ts_rank(x.content_tsv, to_tsquery('english', ${q.tsquery})) DESC, x.id LIMIT ${limits.text})`);
+        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
+          ORDER BY ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) DESC, x.id LIMIT ${limits.text})`);
       }
       if (vectorText !== null && mode === 'pgvector') {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}
@@ -134,9 +134,9 @@ export class ContextRepository extends TenantScopedRepository {
       let hits = EMPTY;
       if (q.tsquery !== null) {
         hits = sql`WITH hits AS (
-          SELECT x.id, x.session_id, x.created_at, x.seq, ts_rank(x.content_tsv, to_tsquery('english', ${q.tsquery})) AS rank
+          SELECT x.id, x.session_id, x.created_at, x.seq, ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) AS rank
           FROM episodes x
-          WHERE ${base('x')} AND x.content_tsv @@ to_tsquery('english', ${q.tsquery})
+          WHERE ${base('x')} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
           ORDER BY rank DESC, x.seq DESC
           LIMIT ${limits.text})`;
         branches.push(raw('(SELECT id FROM hits)'));
