@@ -46,6 +46,15 @@ export interface StartOptions {
   env?: Record<string, string>;
 }
 
+/**
+ * The node flags of `npm run start:prod` (the heap cap), so the benchmark measures the service as
+ * operators run it; package.json is their one source.
+ */
+function startNodeFlags(): string[] {
+  const pkg = JSON.parse(readFileSync(resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  return pkg.scripts['start:prod'].split(/\s+/).filter((word) => word.startsWith('--'));
+}
+
 export async function startService(opts: StartOptions = {}): Promise<RunningService> {
   const port = await freePort();
   const env: Record<string, string> = {
@@ -69,7 +78,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   }
   const main = resolve(__dirname, '..', '..', 'src', 'main.js');
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;
   await waitFor(`${base}/healthz`, 120000);
   const coldStartMs = Number(process.hrtime.bigint() - started) / 1e6;
