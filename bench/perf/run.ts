@@ -133,12 +133,13 @@ async function main(): Promise<void> {
 
     {
       const sid = 'bench-delete';
-      const eps = episodesFor(sid, 1000, 77);
+      // About 0.79 memories per synthetic episode: 1,300 episodes give a subject of ~1,000 memories.
+      const eps = episodesFor(sid, 1300, 77);
       for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
       const compiled = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
       const s = performance.now();
       const del = await api.call<{ memories_deleted: number }>('DELETE', `/v1/subjects/${sid}`);
-      rows.push({ scenario: `delete subject (${del.memories_deleted} memories, 1000 episodes)`, value: Math.round(performance.now() - s), unit: 'ms' });
+      rows.push({ scenario: `delete subject (${del.memories_deleted} memories, ${eps.length} episodes)`, value: Math.round(performance.now() - s), unit: 'ms' });
       log(`compiled ${compiled.memories_created} memories for delete`);
     }
     if (svc) rows.push({ scenario: 'server RSS after run', value: svc.rssMb() ?? 'n/a', unit: 'MB' });

@@ -43,6 +43,17 @@ export interface MemoryFilter {
 
 export type ScoredMemoryRow = MemoryRow & { score: number };
 
+/**
+ * What scoring a semantic pool needs, and no more: parsing full rows (dates, uuid arrays, JSON)
+ * for hundreds of candidates cost more than scoring them. `created_ms` keeps microseconds as a
+ * fraction, so ties order exactly as `ORDER BY created_at` does.
+ */
+export interface SemanticPoolRow {
+  id: string;
+  content: string;
+  created_ms: number;
+}
+
 const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, created_at, updated_at`;
 
 function columns(alias: string, withEmbedding = false): SqlFragment {
@@ -193,15 +204,16 @@ export class MemoriesRepository extends TenantScopedRepository {
     em: EntityManager,
     scope: TenantScope,
     q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number },
-  ): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => {
+  ): Promise<SemanticPoolRow[]> {
+    return this.scoped<SemanticPoolRow>(em, scope, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
       const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${q.newest})`];
       if (q.tsquery !== null) {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
           ORDER BY ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) DESC, x.id LIMIT ${q.matches})`);
       }
-      return sql`SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
+      return sql`SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
+        FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
     }, { prepared: true });
   }
 

@@ -20,7 +20,7 @@ import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
 import { EMBEDDING_PROVIDER, isUsableVector } from './embeddings/embedding-provider';
 import type { EmbeddingProvider } from './embeddings/embedding-provider';
-import { MemoriesRepository, MemoryFilter, NewMemory, Supersession } from './memories.repository';
+import { MemoriesRepository, MemoryFilter, NewMemory, SemanticPoolRow, Supersession } from './memories.repository';
 import { MEMORY_COMPILER } from './memory-compiler';
 import type { MemoryCompiler, PlannedCompile, PlannedDraft } from './memory-compiler';
 import type { MemoryStatus } from './memory-kinds';
@@ -49,8 +49,8 @@ const SEMANTIC_POOL = { matches: 300, newest: 200 } as const;
 const SEARCH_QUERY_TERMS = 16;
 
 /** Highest cosine first; ties newest first, then by id (the SQL path's order). */
-function bySemanticScore(a: MemoryRow & { score: number }, b: MemoryRow & { score: number }): number {
-  return b.score - a.score || b.created_at.getTime() - a.created_at.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
+function bySemanticScore(a: SemanticPoolRow & { score: number }, b: SemanticPoolRow & { score: number }): number {
+  return b.score - a.score || b.created_ms - a.created_ms || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0);
 }
 
 /**
@@ -228,8 +228,10 @@ export class MemoriesService {
       const local = this.localSimilarity(text);
       if (local !== null) {
         const pool = await this.repo.semanticPool(em, ctx.scope, { ...base, tsquery: anyWordTsQuery(text, SEARCH_QUERY_TERMS), ...SEMANTIC_POOL });
-        const scored = pool.map((r) => ({ ...r, score: local(r.content) })).sort(bySemanticScore).slice(0, base.limit);
-        return { memories: scored.map((r) => ({ ...toMemoryDto(r), score: r.score })) };
+        const top = pool.map((r) => ({ ...r, score: local(r.content) })).sort(bySemanticScore).slice(0, base.limit);
+        const rows = await this.repo.findByIds(em, ctx.scope, top.map((r) => r.id));
+        const scores = new Map(top.map((r) => [r.id, r.score]));
+        return { memories: rows.map((r) => ({ ...toMemoryDto(r), score: scores.get(r.id)! })) };
       }
       const vector = await this.embedQuery(text);
       if (vector !== null) {
