@@ -3,6 +3,7 @@ import request from 'supertest';
 import { computeChecksum } from 'src/modules/admin/export-document';
 import { parseLossless } from 'src/modules/admin/python-json';
 import { createTestApp, TestApp } from '../app-factory';
+import { PYTHON_DOCUMENT } from '../fixtures/python-export-document';
 
 /** Operator endpoints run with REQUIRE_TENANT on: they filter by `tenant_id`, never by the header. */
 const TENANT_HEADER = 'X-Tenant-ID';
@@ -324,25 +325,6 @@ describe('admin endpoints', () => {
     });
   });
 });
-
-/**
- * Written by CPython 3.11 as the existing implementation does it: checksum =
- * sha256(json.dumps({"episodes": ..., "memories": ...}, sort_keys=True)); the document text is
- * a compact `ensure_ascii=False` response body, keys in the implementation's own order.
- */
-const PYTHON_DOCUMENT =
-  '{"format_version":"1.0","exported_at":"2026-01-03T00:00:00+00:00","subject_id":"user-1","tenant_id":"acme",' +
-  '"counts":{"episodes":1,"memories":1},"episodes":[{"id":"3f1c2a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f","subject_id":"user-1",' +
-  '"tenant_id":"acme","source":"chat","type":"conversation","payload":{"messages":[{"role":"user",' +
-  '"content":"Ich heiße Jürgen 😀"}],"score":1.0,"tiny":1e-07,"n":3},"metadata":{},"provenance":{"channel":"web"},' +
-  '"created_at":"2026-01-02T03:04:05.123456+00:00","last_compiled_at":"2026-01-02T03:05:00.000001+00:00"}],' +
-  '"memories":[{"id":"7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d","subject_id":"user-1","tenant_id":"acme",' +
-  '"kind":"profile_fact","content":"Ich heiße Jürgen","summary":"name","confidence":1.0,' +
-  '"valid_from":"2026-01-02T03:05:00.000001+00:00","valid_to":null,' +
-  '"source_episode_ids":["3f1c2a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f"],"metadata":{"k":0.5},"status":"active",' +
-  '"embedding":[0.1,-2.0,1.5e-05],"created_at":"2026-01-02T03:05:00.000001+00:00",' +
-  '"updated_at":"2026-01-02T03:05:00.000001+00:00"}],' +
-  '"checksum":"f17912221c636c94e2839376f1383ed1d0a017beb6da11927723af630a22ca1e"}';
 
 // The fixture's checksum really is Python's sha256 over the sorted, ASCII-escaped items.
 it('the Python fixture carries a checksum over json.dumps(sort_keys=True) of its items', () => {

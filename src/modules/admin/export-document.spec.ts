@@ -11,26 +11,8 @@ import {
   verifyDocument,
   writeExportDocument,
 } from './export-document';
+import { PYTHON_DOCUMENT } from '../../../test/fixtures/python-export-document';
 import { parseLossless } from './python-json';
-
-/**
- * Written by CPython 3.11 the way the existing implementation does it: checksum =
- * sha256(json.dumps({"episodes": ..., "memories": ...}, sort_keys=True)), document text as a
- * compact `ensure_ascii=False` response body.
- */
-const PYTHON_DOCUMENT =
-  '{"format_version":"1.0","exported_at":"2026-01-03T00:00:00+00:00","subject_id":"user-1","tenant_id":"acme",' +
-  '"counts":{"episodes":1,"memories":1},"episodes":[{"id":"3f1c2a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f","subject_id":"user-1",' +
-  '"tenant_id":"acme","source":"chat","type":"conversation","payload":{"messages":[{"role":"user",' +
-  '"content":"Ich heiße Jürgen 😀"}],"score":1.0,"tiny":1e-07,"n":3},"metadata":{},"provenance":{"channel":"web"},' +
-  '"created_at":"2026-01-02T03:04:05.123456+00:00","last_compiled_at":"2026-01-02T03:05:00.000001+00:00"}],' +
-  '"memories":[{"id":"7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d","subject_id":"user-1","tenant_id":"acme",' +
-  '"kind":"profile_fact","content":"Ich heiße Jürgen","summary":"name","confidence":1.0,' +
-  '"valid_from":"2026-01-02T03:05:00.000001+00:00","valid_to":null,' +
-  '"source_episode_ids":["3f1c2a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f"],"metadata":{"k":0.5},"status":"active",' +
-  '"embedding":[0.1,-2.0,1.5e-05],"created_at":"2026-01-02T03:05:00.000001+00:00",' +
-  '"updated_at":"2026-01-02T03:05:00.000001+00:00"}],' +
-  '"checksum":"f17912221c636c94e2839376f1383ed1d0a017beb6da11927723af630a22ca1e"}';
 
 const EPISODE_ID = '3f1c2a4e-8b7d-4c1a-9e2f-1a2b3c4d5e6f';
 const MEMORY_ID = '7a6b5c4d-3e2f-4a1b-8c9d-0e1f2a3b4c5d';
