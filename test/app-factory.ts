@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
+import request from 'supertest';
 import { AppModule } from 'src/app.module';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { configureApp } from 'src/app.setup';
@@ -54,3 +55,12 @@ export async function createTestApp(
 }
 
 export const isPglite = () => (process.env.TEST_ENGINE ?? 'pglite') === 'pglite';
+
+/** Ingests one user message as a conversation episode of the subject; returns the episode id. */
+export async function ingestText(t: TestApp, subject: string, text: string): Promise<string> {
+  const res = await request(t.http)
+    .post('/v1/episodes')
+    .send({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: text }] } })
+    .expect(201);
+  return res.body.id;
+}

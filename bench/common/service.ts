@@ -104,3 +104,24 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
     },
   };
 }
+
+/** `--name value` from the command line, or the fallback. */
+export function arg(name: string, fallback?: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : fallback;
+}
+
+/**
+ * The service a benchmark measures: the one at `--base URL`, or one it starts itself on
+ * `--engine` (pglite by default; postgres gets a fresh database on `--pg-admin-url`, default
+ * BENCH_PG_ADMIN_URL or the local server). `svc` is null for `--base`: nothing to stop.
+ */
+export async function serviceUnderTest(log: (line: string) => void): Promise<{ base: string; svc: RunningService | null }> {
+  const base = arg('base');
+  if (base) return { base, svc: null };
+  const engine = arg('engine', 'pglite')!;
+  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
+  log(`starting service on ${engine}`);
+  const svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin } : {});
+  return { base: svc.base, svc };
+}

@@ -7,7 +7,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { client, load } from '../common/http';
-import { RunningService, startService } from '../common/service';
+import { arg, serviceUnderTest } from '../common/service';
 import { summarise, Summary } from '../common/stats';
 import { episodesFor, TASKS } from './data';
 
@@ -17,11 +17,6 @@ const SCALES: Record<Scale, { ingest: number; batches: number; contextN: number;
   medium: { ingest: 2000, batches: 100, contextN: 200, sizes: [100, 1000, 10000], searchN: 200, asyncJobs: 20 },
   large: { ingest: 10000, batches: 300, contextN: 500, sizes: [100, 1000, 10000], searchN: 500, asyncJobs: 50 },
 };
-
-function arg(name: string, fallback?: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 interface Row {
   scenario: string;
@@ -34,17 +29,11 @@ async function main(): Promise<void> {
   const scale = (arg('scale', 'small') as Scale) ?? 'small';
   const cfg = SCALES[scale];
   if (!cfg) throw new Error(`unknown scale ${scale}`);
-  const engine = arg('engine', 'pglite')!;
-  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const rows: Row[] = [];
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 
-  let svc: RunningService | null = null;
-  let base = arg('base');
-  if (!base) {
-    log(`starting service on ${engine}`);
-    svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin } : {});
-    base = svc.base;
+  const { base, svc } = await serviceUnderTest(log);
+  if (svc) {
     rows.push({ scenario: 'cold start to /healthz', value: Math.round(svc.coldStartMs), unit: 'ms' });
     rows.push({ scenario: 'server RSS after start', value: svc.rssMb() ?? 'n/a', unit: 'MB' });
   }
@@ -151,6 +140,7 @@ async function main(): Promise<void> {
   if (api.errors > 0) log(`ERRORS: ${api.errors} requests failed`);
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
+  const engine = svc?.engine ?? 'external';
   const file = join(outDir, `perf-${scale}-${engine}.json`);
   writeFileSync(file, JSON.stringify({ scale, engine, date: new Date().toISOString(), node: process.version, rows }, null, 2));
   log(`wrote ${file}`);

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { countTokens } from 'src/common/text/tokenizer';
 import { renderLine } from 'src/modules/context/packing';
 import { client } from '../common/http';
-import { RunningService, startService } from '../common/service';
+import { arg, serviceUnderTest } from '../common/service';
 import { summarise, Summary } from '../common/stats';
 import {
   answerTokenRecall,
@@ -41,11 +41,6 @@ type Column = Category | 'all';
 const COLUMNS: Column[] = [1, 2, 3, 4, 'all'];
 /** The figure the issue's target is stated at. */
 const TARGET_BUDGET = 1000;
-
-function arg(name: string, fallback?: string): string | undefined {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : fallback;
-}
 
 const log = (s: string) => process.stderr.write(`[quality] ${s}\n`);
 
@@ -99,19 +94,11 @@ function withoutTask(context: string): string {
 }
 
 async function main(): Promise<void> {
-  const engine = arg('engine', 'pglite')!;
   const dataPath = arg('data', '/work/shared/data/locomo-dev.json')!;
   const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
-  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const conversations: Conversation[] = loadLocomo(dataPath);
 
-  let svc: RunningService | null = null;
-  let base = arg('base');
-  if (!base) {
-    log(`starting service on ${engine}`);
-    svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin } : {});
-    base = svc.base;
-  }
+  const { base, svc } = await serviceUnderTest(log);
   const api = client(base);
   const evidence = new Tally();
   const answers = new Tally();

@@ -3,15 +3,8 @@ import { resetOrphanedJobs } from 'src/cli/jobs.command';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { MEMORY_COMPILER } from 'src/modules/memories/memory-compiler';
 import type { MemoryCompiler } from 'src/modules/memories/memory-compiler';
-import { createTestApp, TestApp } from '../app-factory';
+import { createTestApp, ingestText, TestApp } from '../app-factory';
 
-async function ingest(t: TestApp, subject: string, text: string): Promise<string> {
-  const res = await request(t.http)
-    .post('/v1/episodes')
-    .send({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: text }] } })
-    .expect(201);
-  return res.body.id;
-}
 
 const submit = (t: TestApp, subject: string) => request(t.http).post('/v1/memories/compile').send({ subject_id: subject, async: true });
 const status = (t: TestApp, id: string) => request(t.http).get(`/v1/memories/compile/${id}`);
@@ -43,7 +36,7 @@ describe('asynchronous compile jobs', () => {
   afterAll(() => t.close());
 
   it('accepts async: true with 202 and a pending job, compiling nothing until a worker runs it', async () => {
-    await ingest(t, 'async-1', 'My name is Juno Marsh.');
+    await ingestText(t, 'async-1', 'My name is Juno Marsh.');
     const res = await submit(t, 'async-1').expect(202);
     firstJob = res.body.job_id;
     expect(res.body).toEqual({ job_id: expect.stringMatching(/^[0-9a-f-]{36}$/), status: 'pending', subject_id: 'async-1' });
@@ -76,7 +69,7 @@ describe('asynchronous compile jobs', () => {
   });
 
   it('marks a job failed with its error and leaves the episodes uncompiled when the compiler throws', async () => {
-    const episodeId = await ingest(t, 'async-fail', 'My name is Juno Marsh.');
+    const episodeId = await ingestText(t, 'async-fail', 'My name is Juno Marsh.');
     const compiler = t.app.get<MemoryCompiler>(MEMORY_COMPILER);
     const spy = jest.spyOn(compiler, 'compile').mockRejectedValueOnce(new Error('compiler exploded'));
     const { body } = await submit(t, 'async-fail').expect(202);
@@ -164,7 +157,7 @@ describe('a pending compile job across a restart', () => {
     const first = await createTestApp();
     let jobId: string;
     try {
-      await ingest(first, 'restart', 'My name is Juno Marsh.');
+      await ingestText(first, 'restart', 'My name is Juno Marsh.');
       jobId = (await submit(first, 'restart').expect(202)).body.job_id;
     } finally {
       await first.close();
@@ -196,7 +189,7 @@ describe('the compile worker loop (WORKERS_ENABLED=true)', () => {
   it('runs submitted jobs in the background and stops cleanly on shutdown', async () => {
     const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '20' });
     try {
-      await ingest(t, 'loop', 'My name is Juno Marsh.');
+      await ingestText(t, 'loop', 'My name is Juno Marsh.');
       const { body } = await submit(t, 'loop').expect(202);
       expect(await waitForJob(t, body.job_id)).toBe('completed');
     } finally {
@@ -211,7 +204,7 @@ describe('a job submitted to a process whose worker is idle', () => {
     const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '600000' });
     try {
       await new Promise((r) => setTimeout(r, 50)); // the worker's first round has found nothing
-      await ingest(t, 'wake', 'My name is Juno Marsh.');
+      await ingestText(t, 'wake', 'My name is Juno Marsh.');
       const { body } = await submit(t, 'wake').expect(202);
       expect(await waitForJob(t, body.job_id)).toBe('completed');
     } finally {

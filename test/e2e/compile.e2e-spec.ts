@@ -1,17 +1,10 @@
 import request from 'supertest';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { MemoriesService } from 'src/modules/memories/memories.service';
-import { createTestApp, TestApp } from '../app-factory';
+import { createTestApp, ingestText, TestApp } from '../app-factory';
 
 const MEMORY_KEYS = ['confidence', 'content', 'created_at', 'id', 'kind', 'metadata', 'source_episode_ids', 'status', 'subject_id', 'summary', 'updated_at', 'valid_from', 'valid_to'];
 
-async function ingest(t: TestApp, subject: string, text: string): Promise<string> {
-  const res = await request(t.http)
-    .post('/v1/episodes')
-    .send({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: text }] } })
-    .expect(201);
-  return res.body.id;
-}
 
 const compile = (t: TestApp, body: Record<string, unknown>) => request(t.http).post('/v1/memories/compile').send(body);
 
@@ -28,7 +21,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   afterAll(() => t.close());
 
   it('compiles uncompiled episodes into memories with provenance and the compat record shape', async () => {
-    const episodeId = await ingest(t, 'juno', 'My name is Juno Marsh. I prefer email.');
+    const episodeId = await ingestText(t, 'juno', 'My name is Juno Marsh. I prefer email.');
     const res = await compile(t, { subject_id: 'juno' }).expect(200);
     expect(res.body.subject_id).toBe('juno');
     expect(res.body.memories_created).toBe(res.body.memories.length);
@@ -47,7 +40,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   it('compiles only new episodes on a repeated call and answers 200 with zero when nothing is new', async () => {
     const again = await compile(t, { subject_id: 'juno' }).expect(200);
     expect(again.body).toEqual({ subject_id: 'juno', memories_created: 0, memories: [] });
-    const second = await ingest(t, 'juno', 'My favorite color is green.');
+    const second = await ingestText(t, 'juno', 'My favorite color is green.');
     const res = await compile(t, { subject_id: 'juno' }).expect(200);
     expect(res.body.memories_created).toBeGreaterThan(0);
     for (const m of res.body.memories) expect(m.source_episode_ids).toEqual([second]);
@@ -59,10 +52,10 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   });
 
   it('supersedes the older memory when a restated preference overlaps it, pointing at the newer one', async () => {
-    await ingest(t, 'pref', 'I prefer email.');
+    await ingestText(t, 'pref', 'I prefer email.');
     const first = await compile(t, { subject_id: 'pref' }).expect(200);
     const old = first.body.memories.find((m: { content: string }) => m.content === 'I prefer email.');
-    await ingest(t, 'pref', 'Actually I prefer phone calls now.');
+    await ingestText(t, 'pref', 'Actually I prefer phone calls now.');
     const second = await compile(t, { subject_id: 'pref' }).expect(200);
     const newer = second.body.memories.find((m: { content: string }) => m.content === 'Actually I prefer phone calls now.');
     expect(newer.status).toBe('active');
@@ -74,7 +67,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   });
 
   it('stores a stub embedding of EMBEDDING_DIMENSIONS on every new memory', async () => {
-    await ingest(t, 'vec', 'I live in Lisbon.');
+    await ingestText(t, 'vec', 'I live in Lisbon.');
     const res = await compile(t, { subject_id: 'vec' }).expect(200);
     const rows = await t.ds.query(`SELECT cardinality(embedding) AS dims, needs_embedding FROM memories WHERE id = ANY($1::uuid[])`, [res.body.memories.map((m: { id: string }) => m.id)]);
     expect(rows.length).toBe(res.body.memories_created);
@@ -82,7 +75,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   });
 
   it('writes the memories.compiled event with the count when webhooks are configured', async () => {
-    await ingest(t, 'evt', 'My name is Ada.');
+    await ingestText(t, 'evt', 'My name is Ada.');
     const res = await compile(t, { subject_id: 'evt' }).expect(200);
     const events = await t.ds.query(`SELECT payload FROM webhook_events WHERE event = 'memories.compiled' AND payload->'data'->>'subject_id' = 'evt'`);
     expect(events.map((e: { payload: { data: unknown } }) => e.payload.data)).toEqual([{ subject_id: 'evt', memories_created: res.body.memories_created }]);
@@ -91,7 +84,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   it('compiles each episode exactly once under ten parallel compile calls interleaved with ingestion', async () => {
     const subject = 'parallel';
     const calls = Array.from({ length: 10 }, async (_, i) => {
-      await ingest(t, subject, `My name is Juno Marsh. My plan is Pro. Ticket number ${i} is about billing.`);
+      await ingestText(t, subject, `My name is Juno Marsh. My plan is Pro. Ticket number ${i} is about billing.`);
       return compile(t, { subject_id: subject });
     });
     const responses = await Promise.all(calls);
@@ -152,7 +145,7 @@ describe('compile with embeddings unavailable (EMBEDDING_PROVIDER=openai, not im
   afterAll(() => t.close());
 
   it('still compiles and stores the memories without embeddings, flagged needs_embedding', async () => {
-    await ingest(t, 'no-vec', 'My name is Juno Marsh.');
+    await ingestText(t, 'no-vec', 'My name is Juno Marsh.');
     const res = await compile(t, { subject_id: 'no-vec' }).expect(200);
     expect(res.body.memories_created).toBeGreaterThan(0);
     const rows = await t.ds.query(`SELECT embedding, needs_embedding FROM memories WHERE subject_id = 'no-vec'`);
@@ -175,7 +168,7 @@ describe('compile with EMBEDDING_PROVIDER=none and COMPILER_TYPE=llm', () => {
   afterAll(() => t.close());
 
   it('compiles with the heuristic compiler and stores no embeddings, none owed', async () => {
-    await ingest(t, 'plain', 'My name is Juno Marsh.');
+    await ingestText(t, 'plain', 'My name is Juno Marsh.');
     const res = await compile(t, { subject_id: 'plain' }).expect(200);
     expect(res.body.memories.map((m: { content: string }) => m.content)).toContain('My name is Juno Marsh.');
     const rows = await t.ds.query(`SELECT embedding, needs_embedding FROM memories WHERE subject_id = 'plain'`);

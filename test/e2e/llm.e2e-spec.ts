@@ -3,7 +3,7 @@ import request from 'supertest';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { EmbeddingBackfillService } from 'src/modules/memories/embeddings/embedding-backfill';
 import { PROMPT_VERSION } from 'src/modules/memories/llm/prompts';
-import { createTestApp, TestApp } from '../app-factory';
+import { createTestApp, ingestText, TestApp } from '../app-factory';
 import { chatReply, embeddingsReply, errorReply, FakeOpenAIServer, memoriesReply, promptEpisodes } from '../fake-openai-server';
 
 const API_KEY = 'sk-test-never-log-this-4f9d2c';
@@ -36,13 +36,6 @@ function llmEnv(url: string, extra: Record<string, string> = {}): Record<string,
   };
 }
 
-async function ingest(t: TestApp, subject: string, text: string): Promise<string> {
-  const res = await request(t.http)
-    .post('/v1/episodes')
-    .send({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: text }] } })
-    .expect(201);
-  return res.body.id;
-}
 
 const compile = (t: TestApp, subject: string) => request(t.http).post('/v1/memories/compile').send({ subject_id: subject });
 
@@ -75,7 +68,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   beforeEach(() => fake.reset());
 
   it('runs the memory loop: ingest, compile, semantic search, supersede', async () => {
-    const first = await ingest(t, 'loop', 'My name is Juno Marsh. I prefer email.');
+    const first = await ingestText(t, 'loop', 'My name is Juno Marsh. I prefer email.');
     const res = await compile(t, 'loop').expect(200);
     expect(res.body.memories.map((m: { kind: string; content: string }) => [m.kind, m.content])).toEqual([
       ['episode_summary', 'user: My name is Juno Marsh. I prefer email.'],
@@ -95,7 +88,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
     const search = await request(t.http).get('/v1/memories/search').query({ subject_id: 'loop', q: 'what is the name', semantic: 'true' }).expect(200);
     expect(search.body.memories[0]).toMatchObject({ content: 'My name is Juno Marsh.', score: expect.any(Number) });
 
-    const second = await ingest(t, 'loop', 'Actually I prefer phone calls now.');
+    const second = await ingestText(t, 'loop', 'Actually I prefer phone calls now.');
     const again = await compile(t, 'loop').expect(200);
     const phone = again.body.memories.find((m: { content: string }) => m.content === 'Actually I prefer phone calls now.');
     expect(phone).toMatchObject({ kind: 'profile_fact', source_episode_ids: [second] });
@@ -112,7 +105,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('compiles asynchronously through the job worker the same way', async () => {
-    await ingest(t, 'async-llm', 'My name is Ada.');
+    await ingestText(t, 'async-llm', 'My name is Ada.');
     const { body } = await request(t.http).post('/v1/memories/compile').send({ subject_id: 'async-llm', async: true }).expect(202);
     await t.app.get(CompileJobsWorker).runOnce();
     const job = await request(t.http).get(`/v1/memories/compile/${body.job_id}`).expect(200);
@@ -121,7 +114,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('waits out a 429 with Retry-After and then succeeds', async () => {
-    await ingest(t, 'r429', 'My name is Bo.');
+    await ingestText(t, 'r429', 'My name is Bo.');
     fake.chat(errorReply(429, 'slow down', { 'retry-after': '1' }));
     const started = Date.now();
     const res = await compile(t, 'r429').expect(200);
@@ -131,7 +124,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('retries a 500 from the chat and the embeddings endpoints and then succeeds', async () => {
-    await ingest(t, 'r500', 'My name is Cy.');
+    await ingestText(t, 'r500', 'My name is Cy.');
     fake.chat(errorReply(500, 'boom'));
     fake.embeddings(errorReply(503, 'warming up'));
     const res = await compile(t, 'r500').expect(200);
@@ -142,7 +135,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('stores memories flagged needs_embedding when embeddings time out, and the backfill embeds them once the provider recovers', async () => {
-    await ingest(t, 'slow-embed', 'My name is Di.');
+    await ingestText(t, 'slow-embed', 'My name is Di.');
     fake.embeddings({ hang: true }, { hang: true });
     const res = await compile(t, 'slow-embed').expect(200);
     expect(res.body.memories_created).toBe(2);
@@ -157,7 +150,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('fails the compile with 503 when the chat model times out, storing nothing and leaving the episodes uncompiled', async () => {
-    await ingest(t, 'slow-chat', 'My name is Ed.');
+    await ingestText(t, 'slow-chat', 'My name is Ed.');
     fake.chat({ hang: true }, { hang: true });
     const res = await compile(t, 'slow-chat').expect(503);
     expect(res.body.error).toMatchObject({ code: 'service_unavailable', details: { reason: 'model_unavailable', model: 'fake-chat' } });
@@ -168,7 +161,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('repairs a malformed reply with one retry that shows the model its error', async () => {
-    await ingest(t, 'repair', 'My name is Flo.');
+    await ingestText(t, 'repair', 'My name is Flo.');
     fake.chat(chatReply('Sure! Here are the memories: {"memories": [ {"kind": '));
     const res = await compile(t, 'repair').expect(200);
     expect(res.body.memories_created).toBe(2);
@@ -179,7 +172,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('fails clearly when the reply is malformed twice: nothing stored, episodes uncompiled, async job failed', async () => {
-    await ingest(t, 'garbage', 'My name is Gus.');
+    await ingestText(t, 'garbage', 'My name is Gus.');
     fake.chat(chatReply('not json'), chatReply('{"memories": "nope"}'));
     const res = await compile(t, 'garbage').expect(503);
     expect(res.body.error.details).toMatchObject({ reason: 'invalid_output', prompt_version: PROMPT_VERSION });
@@ -196,7 +189,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('drops invalid items one by one (hallucinated ids, unknown kinds, empty content, bad confidence) and stores the valid ones', async () => {
-    const id = await ingest(t, 'picky', 'My name is Hal.');
+    const id = await ingestText(t, 'picky', 'My name is Hal.');
     fake.chat((req) => {
       const [e] = promptEpisodes(req.body.messages[1].content);
       const ok = { kind: 'profile_fact', content: 'My name is Hal.', summary: 'name', confidence: 0.9, source_episode_ids: [e.alias], supersedes_memory_id: null };
@@ -219,7 +212,7 @@ describe('COMPILER_TYPE=llm and EMBEDDING_PROVIDER=openai against an OpenAI-comp
   });
 
   it('never stores vectors of the wrong size: the memories are flagged and the error names the setting', async () => {
-    await ingest(t, 'dims', 'My name is Ivy.');
+    await ingestText(t, 'dims', 'My name is Ivy.');
     fake.embeddings(embeddingsReply([new Array(32).fill(0.1), new Array(32).fill(0.1)]));
     const res = await compile(t, 'dims').expect(200);
     expect(res.body.memories_created).toBe(2);
@@ -261,7 +254,7 @@ describe('llm compiler guards: episodes per compile, token chunks, heuristic fal
 
   it('compiles at most LLM_MAX_EPISODES_PER_COMPILE episodes per call, in token-bounded chunks; the rest waits', async () => {
     const filler = 'We talked about the weather and the garden and the long walk by the river for a while. '.repeat(6);
-    for (let i = 0; i < 4; i++) await ingest(t, 'bounded', `${filler} My name is Kit ${i}.`);
+    for (let i = 0; i < 4; i++) await ingestText(t, 'bounded', `${filler} My name is Kit ${i}.`);
     const first = await compile(t, 'bounded').expect(200);
     expect(new Set(first.body.memories.flatMap((m: { source_episode_ids: string[] }) => m.source_episode_ids)).size).toBe(3);
     expect(await uncompiled(t, 'bounded')).toBe(1);
@@ -272,7 +265,7 @@ describe('llm compiler guards: episodes per compile, token chunks, heuristic fal
   });
 
   it('compiles with the heuristic compiler when the model fails and LLM_FALLBACK_TO_HEURISTIC is on', async () => {
-    await ingest(t, 'fallback', 'My name is Lou.');
+    await ingestText(t, 'fallback', 'My name is Lou.');
     fake.chat(chatReply('nope'), chatReply('still nope'));
     const res = await compile(t, 'fallback').expect(200);
     expect(res.body.memories.map((m: { content: string }) => m.content)).toContain('My name is Lou.');

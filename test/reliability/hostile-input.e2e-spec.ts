@@ -8,6 +8,7 @@ import { createTestApp, TestApp } from '../app-factory';
 import { HostileContext, HostileRequest, hostileRequest } from './harness/hostile';
 import { envelopeProblem, rawRequest } from './harness/http-raw';
 import { seed, sizes } from './harness/settings';
+import { storedRows } from './stored-rows';
 
 /**
  * Property: whatever arrives — wrong types, hostile strings, malformed or oversized bodies, odd
@@ -20,20 +21,8 @@ const API_KEY = 'hostile-suite-key';
 const TENANT = 't-sentinel';
 const SENTINEL = 'sentinel/subject';
 
-async function sentinelDump(t: TestApp): Promise<string[]> {
-  const out: string[] = [];
-  for (const [table, drop] of [
-    ['episodes', ''],
-    ['memories', ''],
-    ['resolutions', ''],
-    ['compile_jobs', ''],
-    ['health_cache', " - 'updated_at'"],
-  ]) {
-    const rows = await t.ds.query(`SELECT (to_jsonb(x)${drop})::text AS j FROM ${table} x WHERE tenant_id = $1 AND subject_id = $2 ORDER BY 1`, [TENANT, SENTINEL]);
-    out.push(...rows.map((r: { j: string }) => `${table} ${r.j}`));
-  }
-  return out;
-}
+const sentinelDump = (t: TestApp): Promise<string[]> =>
+  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'health_cache'], { tenant: TENANT, subject: SENTINEL });
 
 describe('hostile input (property-based)', () => {
   let t: TestApp;

@@ -3,6 +3,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 import { SupportService } from 'src/modules/support/support.service';
 import { createTestApp, TestApp } from '../app-factory';
+import { storedRows } from './stored-rows';
 
 /**
  * Tenant isolation sweep (REQUIRE_TENANT on). Tenant A owns every kind of record under a subject
@@ -31,22 +32,8 @@ function normalise(body: unknown, ids: string[]): string {
   return text;
 }
 
-async function dumpTenant(t: TestApp, tenant: string): Promise<string[]> {
-  const out: string[] = [];
-  for (const [table, drop] of [
-    ['episodes', ''],
-    ['memories', ''],
-    ['resolutions', ''],
-    ['compile_jobs', ''],
-    ['snapshots', ''],
-    ['webhook_events', ''],
-    ['health_cache', " - 'updated_at'"],
-  ]) {
-    const rows = await t.ds.query(`SELECT (to_jsonb(x)${drop})::text AS j FROM ${table} x WHERE tenant_id = $1 ORDER BY 1`, [tenant]);
-    out.push(...rows.map((r: { j: string }) => `${table} ${r.j}`));
-  }
-  return out;
-}
+const dumpTenant = (t: TestApp, tenant: string): Promise<string[]> =>
+  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'snapshots', 'webhook_events', 'health_cache'], { tenant });
 
 describe('tenant isolation sweep', () => {
   let t: TestApp;

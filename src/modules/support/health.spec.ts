@@ -1,6 +1,7 @@
 import { computeHealth, contentWords, healthStateForScore, healthTransitionEvent, repeatedIssues } from './health';
 import { buildSessions } from './sessions';
 import type { HealthResult, ResolutionRecord, SupportEpisode } from './support.types';
+import { resolutionRecord } from '../../../test/fixtures/support-records';
 
 const NOW = new Date('2025-03-31T12:00:00.000Z');
 const MIN = 60_000;
@@ -20,17 +21,7 @@ function exchange(session: string, start: Date, question: string): SupportEpisod
 }
 
 function resolution(session: string, status: ResolutionRecord['status'], updated: Date): ResolutionRecord {
-  return {
-    id: `r-${session}`,
-    subject_id: 'cust',
-    session_id: session,
-    status,
-    resolution_summary: null,
-    resolved_at: status === 'resolved' ? updated : null,
-    metadata: {},
-    created_at: updated,
-    updated_at: updated,
-  };
+  return resolutionRecord(session, status, { created: updated, updated, resolved: status === 'resolved' ? updated : null });
 }
 
 const health = (episodes: SupportEpisode[], resolutions: ResolutionRecord[] = []): HealthResult =>

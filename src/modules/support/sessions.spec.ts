@@ -1,5 +1,6 @@
 import { buildSessions, chronological, classifySource, customerMessages, isOpenStatus, resolvedAtOf, speakerLines } from './sessions';
 import type { ResolutionRecord, SupportEpisode } from './support.types';
+import { resolutionRecord } from '../../../test/fixtures/support-records';
 
 const T0 = Date.parse('2025-03-01T09:00:00.000Z');
 const at = (minutes: number): Date => new Date(T0 + minutes * 60_000);
@@ -9,17 +10,7 @@ function episode(id: string, session: string | null, source: string, minutes: nu
 }
 
 function resolution(session: string, status: ResolutionRecord['status'], minutes: number, resolvedMinutes: number | null = null): ResolutionRecord {
-  return {
-    id: `r-${session}`,
-    subject_id: 'cust',
-    session_id: session,
-    status,
-    resolution_summary: null,
-    resolved_at: resolvedMinutes === null ? null : at(resolvedMinutes),
-    metadata: {},
-    created_at: at(0),
-    updated_at: at(minutes),
-  };
+  return resolutionRecord(session, status, { created: at(0), updated: at(minutes), resolved: resolvedMinutes === null ? null : at(resolvedMinutes) });
 }
 
 describe('classifySource', () => {

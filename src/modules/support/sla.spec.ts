@@ -1,5 +1,6 @@
 import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
 import type { ResolutionRecord, SupportEpisode } from './support.types';
+import { resolutionRecord } from '../../../test/fixtures/support-records';
 
 const T0 = Date.parse('2025-03-01T09:00:00.000Z');
 const at = (minutes: number): Date => new Date(T0 + minutes * 60_000);
@@ -10,18 +11,8 @@ function episode(id: string, session: string | null, source: string, minutes: nu
 }
 
 function resolution(session: string, status: ResolutionRecord['status'], resolvedMinutes: number | null = null): ResolutionRecord {
-  const resolvedAt = resolvedMinutes === null ? null : at(resolvedMinutes);
-  return {
-    id: `r-${session}`,
-    subject_id: 'cust',
-    session_id: session,
-    status,
-    resolution_summary: null,
-    resolved_at: resolvedAt,
-    metadata: {},
-    created_at: at(0),
-    updated_at: resolvedAt ?? at(0),
-  };
+  const resolved = resolvedMinutes === null ? null : at(resolvedMinutes);
+  return resolutionRecord(session, status, { created: at(0), updated: resolved ?? at(0), resolved });
 }
 
 const options = (nowMinutes: number) => ({ ...DEFAULT_SLA_THRESHOLDS, now: at(nowMinutes) });
