@@ -36,8 +36,9 @@ export abstract class TenantScopedRepository {
     em: EntityManager,
     scope: TenantScope,
     build: (tenantId: string | null) => SqlFragment,
+    opts: RunOptions = {},
   ): Promise<T[]> {
-    return run<T>(em, build(scope.insertValue));
+    return run<T>(em, build(scope.insertValue), opts);
   }
 }
 
