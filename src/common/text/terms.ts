@@ -50,16 +50,16 @@ export function stem(word: string): string {
   return w;
 }
 
+/** Lowercased words of `text` in order, split on anything but letters and digits. */
+function words(text: string): string[] {
+  // "Caroline's" is about Caroline; "don't" is one (stop)word, not "don" + "t".
+  return text.toLowerCase().replace(/['’]s\b/g, '').replace(/['’]/g, '').split(/[^\p{L}\p{N}]+/u);
+}
+
 /** Lowercased, stemmed content words of `text`, in order and with repeats. */
 export function analyze(text: string): string[] {
-  const words = text
-    .toLowerCase()
-    // "Caroline's" is about Caroline; "don't" is one (stop)word, not "don" + "t".
-    .replace(/['’]s\b/g, '')
-    .replace(/['’]/g, '')
-    .split(/[^\p{L}\p{N}]+/u);
   const terms: string[] = [];
-  for (const word of words) {
+  for (const word of words(text)) {
     if (word.length < 2 || STOPWORDS.has(word)) continue;
     terms.push(stem(word));
   }
@@ -83,8 +83,7 @@ export interface QueryTerm {
  */
 export function queryTerms(text: string, max: number): QueryTerm[] {
   const seen = new Map<string, QueryTerm & { at: number }>();
-  const words = text.toLowerCase().replace(/['’]s\b/g, '').replace(/['’]/g, '').split(/[^\p{L}\p{N}]+/u);
-  words.forEach((word, at) => {
+  words(text).forEach((word, at) => {
     if (word.length < 2 || STOPWORDS.has(word) || !/^[a-z0-9]+$/.test(word)) return;
     const term = stem(word);
     if (!seen.has(term)) seen.set(term, { term, word, at });
@@ -95,7 +94,6 @@ export function queryTerms(text: string, max: number): QueryTerm[] {
     .sort((a, b) => a.at - b.at)
     .map(({ term, word }) => ({ term, word }));
 }
-
 
 /**
  * `to_tsquery('english', …)` text matching any of the text's content words (`'a' | 'b'`), or

@@ -272,10 +272,6 @@ export class MemoriesService {
   }
 
   /**
-   * The query vector for a text, or null when embeddings are off, the provider fails, or the
-   * text has no content to embed (a zero vector). Never throws: callers fall back to text.
-   */
-  /**
    * With a local embedding (stub), the cosine to `query` computed from a text, for semantic
    * ranking without stored vectors; null for other providers or a query with nothing to embed.
    */
@@ -283,6 +279,10 @@ export class MemoriesService {
     return this.embeddings?.localSimilarity?.(query) ?? null;
   }
 
+  /**
+   * The query vector for a text, or null when embeddings are off, the provider fails, or the
+   * text has no content to embed (a zero vector). Never throws: callers fall back to text.
+   */
   async embedQuery(text: string): Promise<number[] | null> {
     if (this.embeddings === null) return null;
     try {

@@ -1,5 +1,8 @@
 import type { TenantScope } from 'src/common/db/tenant-scope';
 
+/** See HealthRefresher.schedule: the pause after a flush is at least this many times its duration. */
+const BUSY_FACTOR = 4;
+
 /**
  * Health recomputation after ingestion, coalesced and off the request path.
  *
@@ -13,9 +16,6 @@ import type { TenantScope } from 'src/common/db/tenant-scope';
  * What a lost mark costs (the process dies before the flush): the change is noticed, and its
  * event emitted, by the subject's next health read, handoff or resolution upsert.
  */
-/** See HealthRefresher.schedule: the pause after a flush is at least this many times its duration. */
-const BUSY_FACTOR = 4;
-
 export class HealthRefresher {
   private readonly dirty = new Map<string, { scope: TenantScope; subjectId: string }>();
   private timer: NodeJS.Timeout | null = null;
