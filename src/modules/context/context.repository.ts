@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -91,8 +91,7 @@ export class ContextRepository extends TenantScopedRepository {
         sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.pinned})`,
       ];
       if (q.tsquery !== null) {
-        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
-          ORDER BY ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) DESC, x.id LIMIT ${limits.text})`);
+        branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.text));
       }
       if (vectorText !== null && mode === 'pgvector') {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -209,8 +209,7 @@ export class MemoriesRepository extends TenantScopedRepository {
       const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
       const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${q.newest})`];
       if (q.tsquery !== null) {
-        branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
-          ORDER BY ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) DESC, x.id LIMIT ${q.matches})`);
+        branches.push(bestTextMatchIds('memories', base, q.tsquery, q.matches));
       }
       return sql`SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
         FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
