@@ -48,6 +48,8 @@ const SEED_NGRAM = 0x9e3779b9;
 export interface SparseVector {
   readonly index: Int32Array;
   readonly value: Float64Array;
+  /** Sum of the squared values, kept so one query vector scored against many texts sums it once. */
+  readonly squaredNorm: number;
 }
 
 /**
@@ -97,14 +99,16 @@ export function stubSparseEmbedding(text: string, dimensions: number): SparseVec
   for (let k = 0; k < index.length; k++) norm += sums[index[k]] * sums[index[k]];
   const scale = norm > 0 ? 1 / sqrt(norm) : 0;
   const value = new Float64Array(index.length);
+  let squaredNorm = 0;
   for (let k = 0; k < index.length; k++) {
     value[k] = fround(sums[index[k]] * scale);
+    squaredNorm += value[k] * value[k];
     // Leave the scratch arrays zeroed for the next call.
     sums[index[k]] = 0;
     touched[index[k]] = 0;
   }
   // Buckets that cancelled out to exactly 0 stay listed with value 0: harmless to every sum.
-  return { index, value };
+  return { index, value, squaredNorm };
 }
 
 /**
@@ -135,17 +139,9 @@ export function sparseCosine(a: SparseVector, b: SparseVector): number {
     else if (a.index[i] < b.index[j]) i++;
     else j++;
   }
-  const na = squaredNorm(a);
-  const nb = squaredNorm(b);
-  if (na === 0 || nb === 0) return 0;
-  const cosine = dot / sqrt(na * nb);
+  if (a.squaredNorm === 0 || b.squaredNorm === 0) return 0;
+  const cosine = dot / sqrt(a.squaredNorm * b.squaredNorm);
   return cosine > 1 ? 1 : cosine < -1 ? -1 : cosine;
-}
-
-function squaredNorm(v: SparseVector): number {
-  let n = 0;
-  for (let k = 0; k < v.value.length; k++) n += v.value[k] * v.value[k];
-  return n;
 }
 
 /** Character n-grams of "<token>", the angle brackets marking the word's start and end. */
