@@ -1,6 +1,7 @@
 import { countTokens } from 'src/common/text/tokenizer';
 // The benchmarks' seeded PRNG: a failing random case replays from its seed.
 import { prng } from '../../../bench/common/stats';
+import { resolutionRecord } from '../../../test/fixtures/support-records';
 import { buildHandoff, fitToBudget, type HandoffInput } from './handoff';
 import { computeHealth } from './health';
 import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
@@ -18,17 +19,8 @@ function resolution(
   updated: string,
   summary: string | null = null,
 ): ResolutionRecord {
-  return {
-    id: `r-${session}`,
-    subject_id: 'acme-corp',
-    session_id: session,
-    status,
-    resolution_summary: summary,
-    resolved_at: status === 'resolved' ? d(updated) : null,
-    metadata: {},
-    created_at: d(updated),
-    updated_at: d(updated),
-  };
+  const at = d(updated);
+  return resolutionRecord(session, status, { created: at, updated: at, resolved: status === 'resolved' ? at : null, subject: 'acme-corp', summary });
 }
 
 /**
