@@ -80,7 +80,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     await this.refresher.close();
   }
 
-  /** Runs the health recomputations that ingestion has marked so far, now (tests, operator tools). */
+  /** Runs the health recomputations that ingestion has marked so far, now: for tests, which must not wait out the delay. */
   drainHealthRefresh(): Promise<void> {
     return this.refresher.drain();
   }
