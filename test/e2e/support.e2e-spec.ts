@@ -558,6 +558,21 @@ describe('health, SLA and handoff of unknown subjects and odd ids', () => {
     });
   });
 
+  it('counts an open session as open and a session without a resolution record (unknown) in the total only', async () => {
+    const subject = 'sla-counts';
+    await request(t.http)
+      .post('/v1/episodes/batch')
+      .send({ episodes: [customer(subject, 'opened', 'The export button does nothing'), customer(subject, 'untracked', 'Where do I change my email?')] })
+      .expect(201);
+    await request(t.http).post('/v1/resolutions').send({ subject_id: subject, session_id: 'opened', status: 'open' }).expect(200);
+    const res = await request(t.http).get(`/v1/subjects/${subject}/sla`).expect(200);
+    expect(res.body.sessions.map((s: { session_id: string; status: string }) => [s.session_id, s.status]).sort()).toEqual([
+      ['opened', 'open'],
+      ['untracked', 'unknown'],
+    ]);
+    expect(res.body).toMatchObject({ total_sessions: 2, open_sessions: 1, resolved_sessions: 0 });
+  });
+
   it('gives an unknown subject or session a handoff pack that says so', async () => {
     const res = await request(t.http).post('/v1/handoff').send({ subject_id: 'nobody', session_id: 'none' }).expect(200);
     expect(res.body).toMatchObject({
@@ -578,7 +593,7 @@ describe('health, SLA and handoff of unknown subjects and odd ids', () => {
       const health = await request(t.http).get(`/v1/subjects/${encodeURIComponent(subject)}/health`).expect(200);
       expect(health.body).toMatchObject({ subject_id: subject, score: 85, state: 'healthy' });
       const sla = await request(t.http).get(`/v1/subjects/${encodeURIComponent(subject)}/sla`).expect(200);
-      expect(sla.body).toMatchObject({ subject_id: subject, total_sessions: 1, open_sessions: 1 });
+      expect(sla.body).toMatchObject({ subject_id: subject, total_sessions: 1, open_sessions: 0, sessions: [{ session_id: 'chat', status: 'unknown' }] });
     }
   });
 

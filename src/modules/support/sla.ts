@@ -3,8 +3,11 @@
  * docs/support.md:
  * - Sessions come from episodes with a session id; a resolution record without episodes has no
  *   message timings and is left out.
- * - Open means not resolved: `open`, `unresolved` and `unknown` sessions are open, so
- *   total_sessions = resolved_sessions + open_sessions.
+ * - Counts follow the resolution records (compat.md, "SLA"): a session is resolved or open only
+ *   when a record says so (`resolved`; `open` or `unresolved`). A session without a record has
+ *   status `unknown` and counts in total_sessions alone, so total_sessions can exceed
+ *   resolved_sessions + open_sessions. Its per-session timings are still measured (nobody has
+ *   resolved it, so it may breach).
  * - A breach is strictly beyond the threshold; exactly on it is met.
  * - First response: a session with no agent reply yet is breached once the customer has waited
  *   beyond the threshold, counting until the resolution if there is one, else until now.
@@ -15,7 +18,7 @@
  * - Per-session figures that do not exist yet (no reply, not resolved) are null, like their
  *   timestamps; 0 would read as an instant reply and skew client-side averages.
  */
-import { buildSessions, isOpenStatus, type SupportSession } from './sessions';
+import { buildSessions, type SupportSession } from './sessions';
 import type { ResolutionRecord, SlaResult, SlaSessionItem, SupportEpisode } from './support.types';
 
 export interface SlaThresholds {
@@ -44,12 +47,13 @@ export function computeSla(
     .map((s) => sessionSla(s, options));
   const responses = sessions.flatMap((s) => (s.first_response_seconds === null ? [] : [s.first_response_seconds]));
   const resolutionTimes = sessions.flatMap((s) => (s.resolution_seconds === null ? [] : [s.resolution_seconds]));
-  const resolved = sessions.filter((s) => !isOpenStatus(s.status)).length;
+  const resolved = sessions.filter((s) => s.status === 'resolved').length;
+  const open = sessions.filter((s) => s.status === 'open' || s.status === 'unresolved').length;
   return {
     subject_id: subjectId,
     total_sessions: sessions.length,
     resolved_sessions: resolved,
-    open_sessions: sessions.length - resolved,
+    open_sessions: open,
     avg_first_response_seconds: average(responses),
     avg_resolution_seconds: average(resolutionTimes),
     first_response_breach_count: sessions.filter((s) => s.first_response_breached).length,

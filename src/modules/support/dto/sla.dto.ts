@@ -66,7 +66,10 @@ export class SlaResultDto {
   subject_id: string;
   total_sessions: number;
   resolved_sessions: number;
-  /** total_sessions − resolved_sessions (`open`, `unresolved` and `unknown` count as open). */
+  /**
+   * Sessions whose resolution record says `open` or `unresolved`. A session without a record
+   * (status `unknown`) counts in total_sessions only.
+   */
   open_sessions: number;
   /** Over the sessions that have a first response; 0 when none has. */
   avg_first_response_seconds: number;
