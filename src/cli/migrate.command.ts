@@ -9,7 +9,9 @@ const out = (s: string) => process.stdout.write(s + '\n');
 export async function migrateCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action, target] = args;
   const dryRun = args.includes('--sql');
-  const db = await openDatabase(config);
+  // A migration may rebuild an index over a large table: no client-side query limit here (the
+  // runner lifts the statement timeout for its own session).
+  const db = await openDatabase({ ...config, databaseQueryTimeoutMs: 0 });
   err(`database: ${db.engine} ${db.location}`);
   try {
     const onStep = (s: StepResult) => {

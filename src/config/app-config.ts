@@ -6,6 +6,10 @@ export interface AppConfig {
   databaseUrl: string | null;
   dataDir: string;
   databasePoolSize: number;
+  databaseStatementTimeoutMs: number;
+  databaseIdleInTransactionTimeoutMs: number;
+  databaseQueryTimeoutMs: number;
+  databaseKeepaliveIdleMs: number;
   autoMigrate: boolean;
   host: string;
   port: number;
@@ -175,6 +179,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     databaseUrl,
     dataDir: get<string>('DATA_DIR'),
     databasePoolSize: get<number>('DATABASE_POOL_SIZE'),
+    databaseStatementTimeoutMs: get<number>('DATABASE_STATEMENT_TIMEOUT_MS'),
+    databaseIdleInTransactionTimeoutMs: get<number>('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
+    databaseQueryTimeoutMs: get<number>('DATABASE_QUERY_TIMEOUT_MS'),
+    databaseKeepaliveIdleMs: get<number>('DATABASE_KEEPALIVE_IDLE_MS'),
     autoMigrate: autoMigrate === 'auto' ? databaseUrl === null : autoMigrate === 'true',
     host: get<string>('HOST'),
     port: get<number>('PORT'),

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { Client } from 'pg';
 import { DataSource, DataSourceOptions } from 'typeorm';
 import { lockDataDir } from './data-dir-lock';
 import { ENTITIES } from './entities';
@@ -21,9 +22,62 @@ export interface DatabaseSettings {
   databaseUrl: string | null;
   dataDir: string;
   databasePoolSize: number;
+  /** Time limits of PostgreSQL connections (see config.schema.ts); absent or 0: none. */
+  databaseStatementTimeoutMs?: number;
+  databaseIdleInTransactionTimeoutMs?: number;
+  databaseQueryTimeoutMs?: number;
+  databaseKeepaliveIdleMs?: number;
 }
 
-function baseOptions(url: string, poolSize: number, keepIdle = false): DataSourceOptions {
+type TimeLimits = Pick<DatabaseSettings, 'databaseStatementTimeoutMs' | 'databaseIdleInTransactionTimeoutMs' | 'databaseQueryTimeoutMs' | 'databaseKeepaliveIdleMs'>;
+
+/** pg's message when `query_timeout` elapses without an answer. */
+export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
+
+/**
+ * A pg client that closes its connection when a query times out on the client side. pg only
+ * answers the caller then: the query stays in flight on the socket, so the pool would hand the
+ * same connection to the next request, which would queue behind an answer that never comes (a
+ * database that stopped answering without closing: a partition, a frozen server). Closing it
+ * makes the pool drop it; the next request opens a fresh one or fails its connect timeout.
+ */
+export class TimeLimitedClient extends Client {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  override query(...args: any[]): any {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    const result = (super.query as (...a: any[]) => any)(...args);
+    if (result && typeof result.then === 'function') {
+      return (result as Promise<unknown>).catch((err: unknown) => {
+        if (err instanceof Error && err.message === QUERY_TIMEOUT_MESSAGE) this.abandon();
+        throw err;
+      });
+    }
+    return result;
+  }
+
+  private abandon(): void {
+    (this as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+  }
+}
+
+/**
+ * Per-connection time limits for PostgreSQL (startup parameters and socket options, so they
+ * hold from the first statement of every pooled connection). The embedded engine gets none:
+ * PGlite runs on this process's own thread, so a statement there cannot outlive the event loop,
+ * and its single session must never be cut mid-transaction.
+ */
+function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
+  const keepalive = t.databaseKeepaliveIdleMs ?? 0;
+  return {
+    Client: TimeLimitedClient,
+    ...(t.databaseStatementTimeoutMs ? { statement_timeout: t.databaseStatementTimeoutMs } : {}),
+    ...(t.databaseIdleInTransactionTimeoutMs ? { idle_in_transaction_session_timeout: t.databaseIdleInTransactionTimeoutMs } : {}),
+    ...(t.databaseQueryTimeoutMs ? { query_timeout: t.databaseQueryTimeoutMs } : {}),
+    ...(keepalive > 0 ? { keepAlive: true, keepAliveInitialDelayMillis: keepalive } : {}),
+  };
+}
+
+function baseOptions(url: string, poolSize: number, keepIdle = false, limits: Record<string, unknown> = {}): DataSourceOptions {
   return {
     type: 'postgres',
     url,
@@ -36,7 +90,7 @@ function baseOptions(url: string, poolSize: number, keepIdle = false): DataSourc
     // fail requests fast instead of hanging them.
     // keepIdle: the embedded server's only connection is never closed for idleness, because
     // pglite-socket counts a closing connection for a few ms and would refuse the reconnect.
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: keepIdle ? 0 : 30000 },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: keepIdle ? 0 : 30000, ...limits },
     logging: false,
   };
 }
@@ -98,7 +152,7 @@ export function redactUrl(url: string): string {
  */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   if (settings.databaseUrl) {
-    const ds = new DataSource(baseOptions(settings.databaseUrl, settings.databasePoolSize, settings.databasePoolSize === 1));
+    const ds = new DataSource(baseOptions(settings.databaseUrl, settings.databasePoolSize, settings.databasePoolSize === 1, timeLimitOptions(settings)));
     await initializeWithRetry(ds);
     return { dataSource: ds, engine: 'postgres', location: redactUrl(settings.databaseUrl), close: () => closeDataSource(ds) };
   }

@@ -88,6 +88,9 @@ async function runSteps(
   await q.connect();
   try {
     await q.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
+    // DDL over large tables may run longer than SERVICE_DATABASE_STATEMENT_TIMEOUT_MS allows
+    // requests; RESET afterwards returns the pooled connection to its configured limit.
+    await q.query(`SET statement_timeout = 0`);
     try {
       // A dry run is one transaction rolled back at the end, because each step needs the
       // schema the previous one made.
@@ -120,6 +123,7 @@ async function runSteps(
       if (opts.dryRun) await q.rollbackTransaction();
     } finally {
       if (q.isTransactionActive) await q.rollbackTransaction();
+      await q.query(`RESET statement_timeout`);
       await q.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
     }
   } finally {

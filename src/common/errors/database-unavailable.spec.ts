@@ -15,6 +15,9 @@ describe('isDatabaseUnavailable', () => {
     ['starting up 57P03', withCode('the database system is starting up', '57P03')],
     ['connection exception 08006', withCode('connection failure', '08006')],
     ['too many connections 53300', withCode('sorry, too many clients already', '53300')],
+    ['statement timeout 57014', withCode('canceling statement due to statement timeout', '57014')],
+    ['idle in transaction timeout 25P03', withCode('terminating connection due to idle-in-transaction timeout', '25P03')],
+    ['client query timeout', new Error('Query read timeout')],
     ['wrapped by TypeORM', new QueryFailedError('SELECT 1', [], withCode('terminating connection due to administrator command', '57P01'))],
   ])('recognises %s', (_name, err) => {
     expect(isDatabaseUnavailable(err)).toBe(true);
