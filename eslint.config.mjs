@@ -10,7 +10,13 @@ export default tseslint.config(
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
-      'no-restricted-imports': ['error', { patterns: [{ group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [{ group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' }],
+          paths: [{ name: 'class-validator', importNames: ['Length', 'MaxLength', 'MinLength'], message: 'Use src/common/http/text-length: it counts code points, as the database does.' }],
+        },
+      ],
     },
   },
   {

@@ -31,9 +31,29 @@ describe('HTTP rules shared by every endpoint', () => {
       expect(res.body.error.request_id).toBe('client-id-42');
     });
 
-    it('replaces an unsafe client X-Request-ID with a generated one', async () => {
-      const res = await request(t.http).get('/healthz').set('X-Request-ID', 'bad id\twith <script>');
+    it.each([
+      ['an SQL-looking value', "'; DROP TABLE episodes; --"],
+      ['another SQL-looking value', '1; SELECT pg_sleep(5)--'],
+      ['spaces, markup and percent escapes', ' id with <script>alert(1)</script> %0d%0a "quotes" \\ '.trim()],
+      ['4,000 characters', 'r'.repeat(4000)],
+    ])('echoes a printable client X-Request-ID exactly as sent (%s), in the header and in error bodies', async (_label, id) => {
+      const notFound = await request(t.http).get('/v1/nowhere').set('X-Request-ID', id).expect(404);
+      expect(notFound.headers['x-request-id']).toBe(id);
+      expect(notFound.body.error.request_id).toBe(id);
+      const invalid = await request(t.http).post('/v1/episodes').set('X-Request-ID', id).send({ subject_id: '' }).expect(422);
+      expect(invalid.body.error.request_id).toBe(id);
+      const ok = await request(t.http).get('/v1/subjects').set('X-Request-ID', id).expect(200);
+      expect(ok.headers['x-request-id']).toBe(id);
+    });
+
+    it.each([
+      ['a tab', 'bad id\twith <script>'],
+      ['a character outside ASCII', 'caf\u00e9'],
+      ['4,001 characters', 'r'.repeat(4001)],
+    ])('replaces a client X-Request-ID that cannot be echoed (%s) with a generated one', async (_label, id) => {
+      const res = await request(t.http).get('/v1/nowhere').set('X-Request-ID', id).expect(404);
       expect(res.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+      expect(res.body.error.request_id).toBe(res.headers['x-request-id']);
     });
 
     it('generates one when the client sends none', async () => {

@@ -57,6 +57,25 @@ describe('structured logs', () => {
     expect(text).toContain('subject_id=log-s');
   });
 
+  it('logs a client X-Request-ID unchanged, SQL-looking or long, as request_id on every line of its request', async () => {
+    for (const id of ["'; DROP TABLE episodes; --", '1; SELECT pg_sleep(5)--', `long-${'x'.repeat(3995)}`]) {
+      capture.lines = [];
+      const res = await request(t.http)
+        .post('/v1/episodes')
+        .set('X-API-Key', 'top-secret-key')
+        .set('X-Tenant-ID', 'tenant-a')
+        .set('X-Request-ID', id)
+        .send({ subject_id: 'log-s', source: 'user' })
+        .expect(422);
+      expect(res.body.error.request_id).toBe(id);
+      const access = capture.lines.filter((l) => l.res);
+      expect(access).toHaveLength(1);
+      expect(access[0]).toMatchObject({ request_id: id, res: { status: 422 } });
+    }
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM episodes`);
+    expect(n).toBeGreaterThan(0);
+  });
+
   it('writes no access lines for probes', async () => {
     capture.lines = [];
     await request(t.http).get('/healthz').expect(200);

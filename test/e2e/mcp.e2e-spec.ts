@@ -167,4 +167,22 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const stream = await fetch(url, { headers: { 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a', Accept: 'text/event-stream' } });
     expect(stream.status).toBe(405);
   });
+
+  it('refuses a JSON-RPC batch (removed in MCP 2025-06-18) without running any of its calls', async () => {
+    const calls = Array.from({ length: 20 }, (_, i) => ({
+      jsonrpc: '2.0',
+      id: i + 1,
+      method: 'tools/call',
+      params: { name: 'ingest_episode', arguments: { subject_id: 'mcp/batch', source: 'user', type: 'note', payload: { text: `call ${i}` } } },
+    }));
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a', 'MCP-Protocol-Version': '2025-06-18' },
+      body: JSON.stringify(calls),
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32600, message: expect.stringMatching(/batch/i) } });
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM episodes WHERE subject_id = 'mcp/batch'`);
+    expect(n).toBe(0);
+  });
 });

@@ -129,7 +129,7 @@ describe('GET /v1/memories/search', () => {
     ['limit', 'an empty limit', { limit: '' }],
     ['semantic', 'semantic=yes', { semantic: 'yes' }],
     ['semantic', 'an empty semantic', { semantic: '' }],
-    ['kind', 'kind=raw_episode (a ranking label, not a stored kind)', { kind: 'raw_episode' }],
+    ['kind', 'an empty kind', { kind: '' }],
     ['q', 'a q of 4001 characters', { q: 'x'.repeat(4001) }],
   ])('answers 422 with loc ["query", "%s"] for %s', async (field, _label, extra) => {
     const res = await search(t, { subject_id: 'searcher', ...extra }).expect(422);
@@ -144,6 +144,15 @@ describe('GET /v1/memories/search', () => {
   ])('answers 422 naming subject_id for %s', async (_label, query) => {
     const res = await search(t, query).expect(422);
     expect(res.body.error.details.map((d: { loc: string[] }) => d.loc)).toContainEqual(['query', 'subject_id']);
+  });
+
+  it.each([
+    ['kind=no_such_kind', { kind: 'no_such_kind' }],
+    ['kind=raw_episode (a ranking label, not a stored kind)', { kind: 'raw_episode' }],
+    ['an unknown kind with a text query', { kind: 'custom_kind', q: 'sushi' }],
+    ['an unknown kind in a semantic search', { kind: 'custom_kind', q: 'sushi', semantic: 'true' }],
+  ])('answers 200 with an empty list for %s (kinds are open-ended for clients)', async (_label, extra) => {
+    expect((await search(t, { subject_id: 'searcher', ...extra }).expect(200)).body).toEqual({ memories: [] });
   });
 
   it('accepts the limit bounds 1 and 100 and semantic spelled 0 or false', async () => {

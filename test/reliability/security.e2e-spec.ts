@@ -72,13 +72,19 @@ describe('logs and request ids of the built service', () => {
     });
   }
 
-  it('replaces hostile request ids before echoing them', async () => {
-    for (const hostile of ['abc\u001b[31mred\u001b[0m', '<script>alert(1)</script>', 'a%0d%0aSet-Cookie: x=1', 'id with spaces', 'x'.repeat(200), 'é-latin1']) {
+  it('replaces request ids that cannot be echoed, and echoes printable ones byte for byte', async () => {
+    for (const hostile of ['abc\u001b[31mred\u001b[0m', 'é-latin1', 'x'.repeat(4001)]) {
       const { head, body } = await rawHeaderRequest(hostile);
       const echoed = /\r\nX-Request-ID: ([^\r\n]*)/i.exec(head)?.[1];
       expect(echoed).toMatch(/^[0-9a-f-]{36}$/);
       expect(body.error.request_id).toBe(echoed);
-      expect(head).not.toMatch(/Set-Cookie/i);
+    }
+    for (const printable of ['<script>alert(1)</script>', 'a%0d%0aSet-Cookie: x=1', 'id with spaces', "'; DROP TABLE episodes; --", 'x'.repeat(4000)]) {
+      const { head, body } = await rawHeaderRequest(printable);
+      expect(/\r\nX-Request-ID: ([^\r\n]*)/i.exec(head)?.[1]).toBe(printable);
+      expect(body.error.request_id).toBe(printable);
+      // Echoed as one header value: no header line of its own appears.
+      expect(head).not.toMatch(/\r\nSet-Cookie/i);
     }
     // A sane client id is kept.
     const ok = await rawRequest(svc.base, { method: 'GET', path: '/healthz', headers: { 'X-Request-ID': 'client-id_1.2:3' } });

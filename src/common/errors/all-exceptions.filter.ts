@@ -2,6 +2,7 @@ import { ArgumentsHost, Catch, ExceptionFilter, HttpException, Logger } from '@n
 import type { Request, Response } from 'express';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppError } from './app-error';
+import { databaseInputProblem, isDatabaseInputError, sqlState } from './database-input-error';
 import { isDatabaseUnavailable } from './database-unavailable';
 import { ERROR_STATUS, ErrorCode } from './error-codes';
 
@@ -63,6 +64,13 @@ export class AllExceptionsFilter implements ExceptionFilter {
     } else if (exception instanceof HttpException && exception.getStatus() === 503) {
       status = 503;
       body = envelope(ErrorCode.ServiceUnavailable, 'Service unavailable.', null, requestId);
+    } else if (isDatabaseInputError(exception)) {
+      // A value validation let through and the column refused: the client's input, so a 422
+      // naming the field (never a 5xx that clients retry). Logged to close the validation gap.
+      status = 422;
+      const problem = databaseInputProblem(exception, { params: req.params, query: req.query, body: req.body });
+      this.logger.warn({ err: { code: sqlState(exception), routine: (exception as { routine?: string }).routine }, loc: problem.loc }, 'database refused an input value');
+      body = envelope(ErrorCode.ValidationError, 'Request validation failed', [problem], requestId);
     } else if (isDatabaseUnavailable(exception)) {
       // An outage, not a bug: clients retry on 503 (Retry-After), and no stack per request.
       status = 503;

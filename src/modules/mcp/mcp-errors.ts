@@ -2,6 +2,7 @@ import { Logger } from '@nestjs/common';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { AppError, FieldProblem } from 'src/common/errors/app-error';
+import { databaseInputProblem, isDatabaseInputError } from 'src/common/errors/database-input-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 
 const logger = new Logger('mcp');
@@ -29,6 +30,10 @@ function argumentsLoc(details: AppError['details']): AppError['details'] {
 export function toToolError(err: unknown, requestId: string): CallToolResult {
   if (err instanceof AppError) {
     return toolError({ error: { code: err.code, message: err.message, details: argumentsLoc(err.details) ?? null, request_id: requestId } });
+  }
+  if (isDatabaseInputError(err)) {
+    const { type, msg } = databaseInputProblem(err, {});
+    return toolError({ error: { code: ErrorCode.ValidationError, message: 'Request validation failed', details: [{ type, loc: ['arguments'], msg }], request_id: requestId } });
   }
   logger.error({ err: { type: (err as Error)?.constructor?.name, message: (err as Error)?.message, stack: (err as Error)?.stack } }, 'mcp tool failed');
   return toolError({ error: { code: ErrorCode.InternalError, message: 'Internal server error.', details: null, request_id: requestId } });

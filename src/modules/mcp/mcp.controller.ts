@@ -26,6 +26,9 @@ export class McpController {
 
   @Post()
   async handle(@ReqCtx() ctx: Ctx, @Req() req: Request, @Res() res: Response): Promise<void> {
+    // JSON-RPC batches were removed in MCP 2025-06-18; the SDK would still run every message of
+    // an array, concurrently, for one request's rate-limit hit.
+    if (Array.isArray(req.body)) return refuseBatch(res);
     const server = this.mcp.createServer({ transport: 'http', run: (fn) => fn(ctx) });
     const transport = withContractErrors(new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true }), () => ctx.requestId);
     res.on('close', () => {
@@ -47,6 +50,10 @@ export class McpController {
   endSession(@Res() res: Response): void {
     methodNotAllowed(res);
   }
+}
+
+function refuseBatch(res: Response): void {
+  res.status(400).json({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid Request: JSON-RPC batches are not supported (removed in MCP 2025-06-18); send one message per request.' }, id: null });
 }
 
 function methodNotAllowed(res: Response): void {

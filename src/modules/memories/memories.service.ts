@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { isUUID } from 'class-validator';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { AppError } from 'src/common/errors/app-error';
@@ -23,6 +24,7 @@ import type { EmbeddingProvider } from './embeddings/embedding-provider';
 import { MemoriesRepository, MemoryFilter, NewMemory, SemanticPoolRow, Supersession } from './memories.repository';
 import { MEMORY_COMPILER } from './memory-compiler';
 import type { MemoryCompiler, PlannedCompile, PlannedDraft } from './memory-compiler';
+import { isMemoryKind } from './memory-kinds';
 import type { MemoryStatus } from './memory-kinds';
 
 /**
@@ -91,11 +93,14 @@ export class MemoriesService {
     return { subject_id: dto.subject_id, memories_created: rows.length, memories: rows.map(toMemoryDto) };
   }
 
-  /** A job of another tenant is unknown (404), like a job that never existed. */
+  /**
+   * A job of another tenant is unknown (404), like a job that never existed; so is an id that
+   * is not a UUID (client libraries probe such ids and expect 404, compat.md).
+   */
   async jobStatus(ctx: Ctx, jobId: string): Promise<CompileJobDto> {
     const em = this.ds.manager;
-    const job = await this.jobs.findById(em, ctx.scope, jobId);
-    if (!job) throw AppError.notFound(`Compile job ${jobId} not found.`);
+    const job = isUUID(jobId) ? await this.jobs.findById(em, ctx.scope, jobId) : null;
+    if (!job) throw AppError.notFound('Compile job not found.');
     const memories = job.status === 'completed' ? await this.repo.findByIds(em, ctx.scope, job.memory_ids ?? []) : [];
     return toCompileJobDto(job, memories);
   }
@@ -221,6 +226,8 @@ export class MemoriesService {
 
   /** GET /v1/memories/search: semantic when asked and possible, else text; active memories only. */
   async search(ctx: Ctx, query: SearchMemoriesQueryDto): Promise<MemoriesListDto> {
+    // Only the stored kinds exist (import and every compiler keep to them): any other matches nothing.
+    if (query.kind !== undefined && !isMemoryKind(query.kind)) return { memories: [] };
     const em = this.ds.manager;
     const base = { subjectId: query.subject_id, kind: query.kind, limit: query.limit ?? 20 };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;

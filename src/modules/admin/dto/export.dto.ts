@@ -1,4 +1,5 @@
-import { IsOptional, IsString, Length } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 
 export class SubjectParamDto {
   /** May contain `/` (send it as `%2F`). */

@@ -1,4 +1,5 @@
-import { IsBoolean, IsObject, IsOptional, IsString, Length } from 'class-validator';
+import { IsBoolean, IsObject, IsOptional, IsString } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 
 export class ImportBodyDto {
   /** A document produced by GET /admin/export/{subject_id} (format_version "1.0", checksummed). */

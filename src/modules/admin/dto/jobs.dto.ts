@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import { ApiProperty } from '@nestjs/swagger';
 
 export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
@@ -31,10 +32,12 @@ export class ListJobsQueryDto {
   @Max(200)
   limit: number = 20;
 
+  /** 0–1,000,000,000 (every numeric parameter has a maximum: the database's integer range is finite). */
   @IsOptional()
   @Type(() => Number)
   @IsInt()
   @Min(0)
+  @Max(1_000_000_000)
   offset: number = 0;
 }
 

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, Length, ValidateNested } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsObject, IsOptional, IsString, ValidateNested } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 
 export class CreateEpisodeDto {
   /** The subject (user, account, workspace, ticket, agent) this interaction belongs to. */

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsBoolean, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
 import { MemoryDto, MemoryRow, toMemoryDto } from './memory.dto';
 
@@ -31,7 +32,8 @@ export class CompileJobAcceptedDto {
 }
 
 export class JobIdParamDto {
-  @IsUUID()
+  /** A job id (UUID). Any other value names no job: 404, like an unknown UUID (compat.md). */
+  @IsString()
   job_id: string;
 }
 

@@ -1,8 +1,8 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Length, MaxLength } from 'src/common/http/text-length';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
-import type { MemoryKind } from 'src/modules/memories/memory-kinds';
 import { MemoryDto } from './memory.dto';
 
 /** Query strings arrive as text: only the exact spellings convert, anything else stays and fails validation. */
@@ -15,11 +15,16 @@ export class SearchMemoriesQueryDto {
   @Length(1, 256)
   subject_id: string;
 
-  /** Only memories of this kind. */
-  @ApiProperty({ enum: MEMORY_KINDS, required: false })
+  /**
+   * Only memories of this kind: `profile_fact`, `episode_summary`, `procedure` or `artifact_ref`.
+   * Kinds are open-ended for clients (compat.md): any other kind matches nothing (an empty list),
+   * it is not an error.
+   */
+  @ApiProperty({ required: false, example: MEMORY_KINDS[0] })
   @IsOptional()
-  @IsIn(MEMORY_KINDS)
-  kind?: MemoryKind;
+  @IsString()
+  @Length(1, 64)
+  kind?: string;
 
   /** Case-insensitive substring of `content` (`%` and `_` are literal), or the query text of a semantic search. */
   @IsOptional()

@@ -1,5 +1,6 @@
 import { Transform } from 'class-transformer';
-import { IsNumber, IsOptional, IsString, Length, Min } from 'class-validator';
+import { IsNumber, IsOptional, IsString, Min } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import { TenantFilterQueryDto } from './snapshot.dto';
 
 export const DEFAULT_CLEANUP_PREFIX = 'live_';

@@ -1,4 +1,5 @@
-import { IsOptional, IsString, IsUUID, Length, Matches, NotContains } from 'class-validator';
+import { IsOptional, IsString, IsUUID, Matches, NotContains } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 
 export interface SnapshotRow {
   id: string;

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
 

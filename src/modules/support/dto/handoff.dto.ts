@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Length, Max, MaxLength, Min } from 'class-validator';
+import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Length, MaxLength } from 'src/common/http/text-length';
 import { HEALTH_STATES, RESOLUTION_STATUSES } from 'src/modules/support/support.types';
 import type { HandoffPack, HealthState, ResolutionStatus } from 'src/modules/support/support.types';
 import { HealthFactorDto } from './health.dto';

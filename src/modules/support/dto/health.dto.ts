@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString, Length } from 'class-validator';
+import { IsString } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import { HEALTH_SIGNALS, HEALTH_STATES } from 'src/modules/support/support.types';
 import type { HealthResult, HealthSignal, HealthState } from 'src/modules/support/support.types';
 

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsObject, IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { Length, MaxLength } from 'src/common/http/text-length';
 import { RESOLUTION_STATUSES } from 'src/modules/support/support.types';
 import type { ResolutionRecord, ResolutionStatus } from 'src/modules/support/support.types';
 

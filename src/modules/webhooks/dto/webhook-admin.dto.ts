@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID, Length } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import type { WebhookEventStatus } from '../webhook-event.entity';
 import type { WebhookEventRow } from '../webhooks.repository';
 
