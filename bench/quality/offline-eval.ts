@@ -1,128 +1,160 @@
 /**
- * Offline context-quality check on LoCoMo, without server or database: every turn becomes a
- * `raw_episode` candidate (created at its session's date, session id = session number), each
- * question is the task, and the service's own scoring, selection and packing build the bundle.
- * Evidence recall and answer-token recall are compared with two baselines at several budgets.
+ * Offline context-quality check on LoCoMo, without server or database, in seconds rather than
+ * the minutes of `npm run bench:quality`: each conversation is compiled with the heuristic
+ * compiler, every active memory and every turn becomes a candidate (the service fetches a
+ * bounded subset of these by SQL), each question is the task, and the service's own assembly
+ * (src/modules/context/assemble.ts, with the stub embedding's similarity for memories) builds
+ * the bundle. Figures track the service's closely but not exactly; the service's are the ones
+ * reported. `--by-conversation` prints each conversation's figures, for leave-one-out checks.
  *
- * Usage (compiled to CommonJS, with `src/*` resolvable through NODE_PATH):
- *   node offline-eval.js [path/to/locomo.json] [budgets, e.g. 500,1000,2000]
+ * Usage (after `npm run build`):
+ *   node dist/bench/quality/offline-eval.js [--data path] [--budgets 500,1000,2000] [--by-conversation]
  */
 import { countTokens } from 'src/common/text/tokenizer';
-import { packContext, renderLine } from 'src/modules/context/packing';
-import { ContextCandidate, scoreCandidates, selectCandidates } from 'src/modules/context/ranking';
+import { episodeText } from 'src/modules/episodes/episode-text';
+import { compileHeuristic, CompilerEpisode } from 'src/modules/memories/compiler/heuristic-compiler';
+import { StubEmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
+import { assembleContext } from 'src/modules/context/assemble';
+import { renderLine } from 'src/modules/context/packing';
+import { ContextCandidate, ContextLabel } from 'src/modules/context/ranking';
+import { arg } from '../common/service';
 import {
   answerTokenRecall,
   bm25Order,
   CATEGORIES,
   Category,
+  Conversation,
   evidenceRecall,
   loadLocomo,
   packLines,
-  recentOrder,
   turnContent,
 } from './metrics';
 
-const DEFAULT_BUDGETS = [500, 1000, 2000];
-const SYSTEMS = ['recent', 'bm25', 'ours'] as const;
+const SYSTEMS = ['bm25', 'ours'] as const;
 type System = (typeof SYSTEMS)[number];
 const DAY_MS = 24 * 3600 * 1000;
+const LABELS = new Set(['profile_fact', 'procedure', 'episode_summary']);
 
-/** Sums and counts of one metric, per (budget, system, category). */
 class Tally {
   private readonly sums = new Map<string, { sum: number; n: number }>();
 
-  add(budget: number, system: System, category: Category, value: number | null): void {
+  add(key: string, category: Category, value: number | null): void {
     if (value === null) return;
-    for (const key of [`${budget}|${system}|${category}`, `${budget}|${system}|all`]) {
-      const cell = this.sums.get(key) ?? { sum: 0, n: 0 };
+    for (const k of [`${key}|${category}`, `${key}|all`]) {
+      const cell = this.sums.get(k) ?? { sum: 0, n: 0 };
       cell.sum += value;
       cell.n += 1;
-      this.sums.set(key, cell);
+      this.sums.set(k, cell);
     }
   }
 
-  mean(budget: number, system: System, category: Category | 'all'): { mean: number; n: number } {
-    const cell = this.sums.get(`${budget}|${system}|${category}`);
-    return cell ? { mean: cell.sum / cell.n, n: cell.n } : { mean: NaN, n: 0 };
+  mean(key: string, category: Category | 'all'): number {
+    const cell = this.sums.get(`${key}|${category}`);
+    return cell ? cell.sum / cell.n : NaN;
   }
 }
 
-function main(path: string, budgets: number[]): void {
+/** The candidates the service would hold for this conversation, had it fetched everything. */
+export function conversationCandidates(conv: Conversation): { candidates: ContextCandidate[]; memoryText: Map<string, string> } {
+  const episodes: CompilerEpisode[] = conv.turns.map((t) => ({
+    id: t.id,
+    session_id: String(t.session),
+    source: 'chat',
+    type: 'conversation',
+    payload: { messages: [{ role: t.speaker, content: t.text }], session: t.session, date: t.date },
+    metadata: {},
+    created_at: t.created_at,
+  }));
+  const turnOf = new Map(conv.turns.map((t, i) => [t.id, { turn: t, seq: i }]));
+  const plan = compileHeuristic(episodes, []);
+  const memories: ContextCandidate[] = plan.drafts
+    .filter((d) => d.status === 'active' && LABELS.has(d.kind))
+    .map((d, i) => {
+      const source = turnOf.get(d.source_episode_ids[0]);
+      return {
+        id: `m${i}`,
+        label: d.kind as ContextLabel,
+        text: d.content,
+        created_at: d.valid_from,
+        valid_to: d.valid_to,
+        session_id: d.kind === 'episode_summary' && source ? String(source.turn.session) : null,
+        source_episode_ids: d.source_episode_ids,
+        seq: source?.seq,
+        date_label: d.kind === 'episode_summary' && source ? source.turn.date : null,
+      };
+    });
+  const raw: ContextCandidate[] = episodes.map((e, i) => ({
+    id: e.id,
+    label: 'raw_episode',
+    text: episodeText(e.payload),
+    created_at: e.created_at,
+    valid_to: null,
+    session_id: e.session_id,
+    source_episode_ids: [e.id],
+    seq: i,
+    date_label: conv.turns[i].date,
+  }));
+  return { candidates: [...memories, ...raw], memoryText: new Map(memories.map((m) => [m.id, m.text])) };
+}
+
+function main(): void {
+  const path = arg('data', '/work/shared/data/locomo-dev.json')!;
+  const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
+  const byConversation = process.argv.includes('--by-conversation');
+  const provider = new StubEmbeddingProvider(1536);
   const evidence = new Tally();
   const answers = new Tally();
-  const tokensUsed = new Tally();
   let overBudget = 0;
+  const perConv: string[] = [];
 
   for (const conv of loadLocomo(path)) {
-    const candidates: ContextCandidate[] = conv.turns.map((t) => ({
-      id: t.id,
-      label: 'raw_episode',
-      text: turnContent(t),
-      created_at: t.created_at,
-      valid_to: null,
-      session_id: String(t.session),
-      source_episode_ids: [t.id],
-    }));
-    const contents = candidates.map((c) => c.text);
-    const lines = candidates.map(renderLine);
+    const { candidates } = conversationCandidates(conv);
+    const lines = conv.turns.map((t) =>
+      renderLine({ id: t.id, label: 'raw_episode', text: turnContent(t), created_at: t.created_at, valid_to: null, session_id: String(t.session), source_episode_ids: [], date_label: t.date }),
+    );
     const lineTokens = lines.map(countTokens);
-    const ids = candidates.map((c) => c.id);
+    const ids = conv.turns.map((t) => t.id);
+    const contents = conv.turns.map(turnContent);
     const now = new Date(Math.max(...conv.turns.map((t) => t.created_at.getTime())) + DAY_MS);
+    const local = new Tally();
 
     for (const q of conv.questions) {
-      const ranked = scoreCandidates(q.question, candidates, { now });
-      const orders = { recent: recentOrder(candidates.length), bm25: bm25Order(q.question, contents) };
+      const similarity = provider.localSimilarity(q.question);
+      const scored = candidates.map((c) => (c.label === 'raw_episode' || similarity === null ? c : { ...c, semantic_similarity: similarity(c.text) }));
+      const order = bm25Order(q.question, contents);
       for (const budget of budgets) {
-        const packed = packContext({
-          subjectId: conv.sampleId,
-          task: q.question,
-          maxTokens: budget,
-          ranked: selectCandidates(ranked, { maxTokens: budget }),
-        });
-        const exact = countTokens(packed.assembled_context) === packed.token_estimate;
-        if (packed.token_estimate > budget || !exact) overBudget += 1;
-        const results: Record<System, { ids: ReadonlySet<string>; text: string; tokens: number }> = {
-          recent: packLines(orders.recent, lines, lineTokens, ids, budget),
-          bm25: packLines(orders.bm25, lines, lineTokens, ids, budget),
-          // Answer words are looked for in the items only: the task block repeats the question.
-          ours: {
-            ids: new Set(packed.included.map((c) => c.id)),
-            text: packed.included.map(renderLine).join(''),
-            tokens: packed.token_estimate,
-          },
+        const packed = assembleContext(conv.sampleId, q.question, scored, { maxTokens: budget, now });
+        if (packed.token_estimate > budget || countTokens(packed.assembled_context) !== packed.token_estimate) overBudget++;
+        const included = new Set(packed.included.flatMap((c) => c.source_episode_ids));
+        const next = packed.assembled_context.indexOf('\n## ', 1);
+        const results: Record<System, { ids: ReadonlySet<string>; text: string }> = {
+          bm25: packLines(order, lines, lineTokens, ids, budget),
+          ours: { ids: included, text: next < 0 ? '' : packed.assembled_context.slice(next) },
         };
         for (const system of SYSTEMS) {
-          const r = results[system];
-          evidence.add(budget, system, q.category, evidenceRecall(q.evidence, r.ids));
-          answers.add(budget, system, q.category, answerTokenRecall(q.answer, r.text));
-          tokensUsed.add(budget, system, q.category, r.tokens);
+          for (const t of [evidence, local]) t.add(`${budget}|${system}|e`, q.category, evidenceRecall(q.evidence, results[system].ids));
+          answers.add(`${budget}|${system}|a`, q.category, answerTokenRecall(q.answer, results[system].text));
         }
       }
+    }
+    if (byConversation) {
+      const cells = budgets.map((b) => `${b}: ${(local.mean(`${b}|ours|e`, 'all') * 100).toFixed(1)} (bm25 ${(local.mean(`${b}|bm25|e`, 'all') * 100).toFixed(1)})`);
+      perConv.push(`${conv.sampleId} evidence recall ${cells.join(', ')}`);
     }
   }
 
   const columns: (Category | 'all')[] = [1, 2, 3, 4, 'all'];
-  const titles = columns.map((c) => (c === 'all' ? 'overall' : `${c} ${CATEGORIES[c]}`));
-  console.log(`| budget | metric | system | ${titles.join(' | ')} |`);
-  console.log(`|${' --- |'.repeat(3 + columns.length)}`);
+  console.log(`| budget | metric | system | ${columns.map((c) => (c === 'all' ? 'overall' : CATEGORIES[c])).join(' | ')} |`);
   for (const budget of budgets) {
-    const metrics = [['evidence recall', evidence], ['answer-token recall', answers]] as const;
-    for (const [metric, tally] of metrics) {
+    for (const [metric, tally, tag] of [['evidence', evidence, 'e'], ['answer', answers, 'a']] as const) {
       for (const system of SYSTEMS) {
-        const cells = columns.map((c) => (tally.mean(budget, system, c).mean * 100).toFixed(1));
+        const cells = columns.map((c) => (tally.mean(`${budget}|${system}|${tag}`, c) * 100).toFixed(1));
         console.log(`| ${budget} | ${metric} | ${system} | ${cells.join(' | ')} |`);
       }
     }
   }
-  for (const budget of budgets) {
-    const used = SYSTEMS.map((s) => `${s} ${tokensUsed.mean(budget, s, 'all').mean.toFixed(0)}`);
-    console.log(`mean tokens used at ${budget}: ${used.join(', ')}`);
-  }
-  const counts = columns.map((c) => `${c}: ${evidence.mean(budgets[0], 'ours', c).n}`).join(', ');
-  console.log(`\nquestions with evidence — ${counts}; bundles over budget or miscounted: ${overBudget}`);
+  for (const line of perConv) console.log(line);
+  console.log(`bundles over budget or miscounted: ${overBudget}`);
 }
 
-main(
-  process.argv[2] ?? '/work/shared/data/locomo-dev.json',
-  process.argv[3] ? process.argv[3].split(',').map(Number) : DEFAULT_BUDGETS,
-);
+if (require.main === module) main();

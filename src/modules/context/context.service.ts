@@ -11,8 +11,8 @@ import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
-import { packContext } from './packing';
-import { ContextCandidate, ContextLabel, dropDuplicates, scoreCandidates, selectCandidates } from './ranking';
+import { assembleContext } from './assemble';
+import { ContextCandidate, ContextLabel } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
 
 /**
@@ -23,6 +23,20 @@ import { anyWordTsQuery } from 'src/common/text/terms';
  * lookups) cost three times the latency and recalled no more evidence.
  */
 const LIMITS: CandidateLimits = { text: 100, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
+
+/**
+ * A large budget is filled with the best remaining items once the relevant ones are in
+ * (compat.md: "Context fills its budget"), so the newest-items branches grow with it: one item
+ * per 40 tokens of budget (a short turn with its line costs about that), never fewer than the
+ * figures above, and at most 400 per branch so that a 128,000-token request stays a bounded read.
+ */
+const TOKENS_PER_RECENT_ITEM = 40;
+const MAX_RECENT = 400;
+
+function limitsFor(maxTokens: number): CandidateLimits {
+  const recent = Math.min(MAX_RECENT, Math.max(LIMITS.recent, Math.ceil(maxTokens / TOKENS_PER_RECENT_ITEM)));
+  return { ...LIMITS, recent, pinned: Math.max(LIMITS.pinned, recent) };
+}
 
 /** Words of a task that fetch full-text candidates (see queryTerms). */
 const MAX_QUERY_TERMS = 16;
@@ -69,7 +83,7 @@ export class ContextService {
     // needs the stored vectors (similarity in SQL, nearest neighbours under pgvector).
     const local = this.memories.localSimilarity(dto.task);
     const vector = local === null ? await this.memories.embedQuery(dto.task) : null;
-    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: LIMITS };
+    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens) };
 
     // Sequential reads on the default manager: PGlite has one connection.
     const em = this.ds.manager;
@@ -78,16 +92,8 @@ export class ContextService {
     const candidates = [
       ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
-    ].sort(byTimeThenSeq);
-
-    const ranked = dropDuplicates(scoreCandidates(dto.task, candidates, { now: new Date(), sessionId }));
-    const packed = packContext({
-      subjectId: dto.subject_id,
-      task: dto.task,
-      maxTokens,
-      ranked: selectCandidates(ranked, { maxTokens, sessionId }),
-      currentSessionId: sessionId,
-    });
+    ];
+    const packed = assembleContext(dto.subject_id, dto.task, candidates, { maxTokens, sessionId, now: new Date() });
 
     observeContextTokens(packed.token_estimate);
     const memoriesById = new Map(memoryRows.map((m) => [m.id, m]));
@@ -150,13 +156,4 @@ function episodeCandidate(e: EpisodeCandidateRow): ContextCandidate {
     seq: Number(e.seq),
     date_label: typeof date === 'string' ? date : null,
   };
-}
-
-/** Input order for ranking: the neighbour boost and every tie-break then see time order. */
-function byTimeThenSeq(a: ContextCandidate, b: ContextCandidate): number {
-  return (
-    a.created_at.getTime() - b.created_at.getTime() ||
-    (a.seq ?? 0) - (b.seq ?? 0) ||
-    (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
-  );
 }

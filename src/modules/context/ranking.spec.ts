@@ -141,47 +141,82 @@ describe('selectCandidates', () => {
     }),
   );
 
+  /** What a budget takes from the front of the selection order, by the same estimate. */
+  const head = (order: readonly ContextCandidate[], budget: number): ContextCandidate[] => {
+    const out: ContextCandidate[] = [];
+    let used = 0;
+    for (const c of order) {
+      used += Math.ceil(c.text.length / 4) + 12;
+      if (used > budget) break;
+      out.push(c);
+    }
+    return out;
+  };
+
+  it('orders every candidate and excludes none', () => {
+    const ranked = scoreCandidates('chess openings', manyFacts, { now: NOW });
+    const selected = selectCandidates(ranked, { maxTokens: 300 });
+    expect(selected).toHaveLength(ranked.length);
+    expect(new Set(selected)).toEqual(new Set(ranked));
+  });
+
   it('keeps thousands of unrelated facts from crowding out the episode the task is about', () => {
     const episode = candidate('ep', { text: 'Invoice 7731 was charged twice in March', created_at: day(1) });
     const ranked = scoreCandidates('Why was invoice 7731 charged twice?', [...manyFacts, episode], { now: NOW });
     expect(ranked[0].label).toBe('profile_fact');
-    const selected = selectCandidates(ranked, { maxTokens: 200 });
-    expect(selected.map((c) => c.id)).toContain('ep');
-    expect(selected.filter((c) => c.label === 'profile_fact')).toHaveLength(3);
+    const first = head(selectCandidates(ranked, { maxTokens: 200 }), 200);
+    expect(first.map((c) => c.id)).toContain('ep');
+    // Facts ahead of it only within their standing share (a fifth of the budget).
+    const facts = first.slice(0, first.findIndex((c) => c.id === 'ep'));
+    expect(facts.reduce((sum, c) => sum + Math.ceil(c.text.length / 4) + 12, 0)).toBeLessThanOrEqual(40);
   });
 
-  it('lets relevant facts compete beyond the pinned ones', () => {
+  it('lets relevant facts compete beyond the standing share', () => {
     const ranked = scoreCandidates('chess openings', manyFacts, { now: NOW });
-    const selected = selectCandidates(ranked, { maxTokens: 300 });
-    expect(selected.length).toBeGreaterThan(3);
-    expect(selected.every((c) => c.text.includes('chess'))).toBe(true);
+    const first = head(selectCandidates(ranked, { maxTokens: 300 }), 300);
+    expect(first.length).toBeGreaterThan(3);
+    expect(first.filter((c) => c.text.includes('chess')).length).toBeGreaterThanOrEqual(first.length - 2);
   });
 
-  it('bounds the pool by the budget and keeps score order', () => {
+  it('fills the front of the order with the relevant items', () => {
     const ranked = scoreCandidates('sailing', manyFacts, { now: NOW });
-    const selected = selectCandidates(ranked, { maxTokens: 500 });
-    const estimated = selected.reduce((sum, c) => sum + Math.ceil(c.text.length / 4) + 12, 0);
-    expect(estimated).toBeLessThan(500 + 40);
-    const positions = selected.map((c) => ranked.indexOf(c));
-    expect(positions).toEqual([...positions].sort((a, b) => a - b));
+    const first = head(selectCandidates(ranked, { maxTokens: 500 }), 500);
+    const tokens = (cs: ContextCandidate[]) => cs.reduce((sum, c) => sum + Math.ceil(c.text.length / 4) + 12, 0);
+    // Besides the standing share (a fifth), the budget's front holds the task's matches.
+    expect(tokens(first.filter((c) => !c.text.includes('sailing')))).toBeLessThanOrEqual(100);
+    expect(tokens(first)).toBeGreaterThan(450);
   });
 
-  it('lets everything compete when the task gives no relevance signal', () => {
+  it('orders by composite score when the task gives no relevance signal', () => {
     const items = [candidate('a'), candidate('b', { label: 'profile_fact' })];
     const ranked = scoreCandidates('what is this about?', items, { now: NOW });
     expect(selectCandidates(ranked, { maxTokens: 10 })).toEqual(ranked);
   });
 
-  it('admits the latest items of the current session whatever their words', () => {
+  it('puts the latest items of the current session first whatever their words', () => {
     const session = Array.from({ length: 40 }, (_, i) =>
       candidate(`turn-${i}`, { session_id: 'live', text: `small talk ${i}`, created_at: new Date(day(20).getTime() + i * 1000) }),
     );
     const ranked = scoreCandidates('sailing', [...manyFacts, ...session], { now: NOW, sessionId: 'live' });
-    const selected = selectCandidates(ranked, { maxTokens: 200, sessionId: 'live' });
-    const ids = selected.map((c) => c.id);
+    const first = head(selectCandidates(ranked, { maxTokens: 200, sessionId: 'live' }), 200);
+    const ids = first.map((c) => c.id);
     expect(ids).toContain('turn-39');
     expect(ids).not.toContain('turn-0');
-    expect(selected.some((c) => c.text.includes('sailing'))).toBe(true);
+    expect(first.some((c) => c.text.includes('sailing'))).toBe(true);
+  });
+
+  it('gives a customer’s stated preferences and ticket references a share of the budget whatever the task', () => {
+    const chatter = Array.from({ length: 30 }, (_, i) =>
+      candidate(`chat-${i}`, { text: `user: the weather report number ${i} mentions reply drafts`, created_at: new Date(day(10).getTime() + i * 1000) }),
+    );
+    const wish = candidate('wish', { label: 'episode_summary', text: 'user: We would rather integrate through the Python SDK.', created_at: day(2) });
+    const ticket = candidate('ticket', { text: 'assistant: I escalated it as ticket OPS-7734.', created_at: day(3) });
+    const named = candidate('named', { text: 'Caroline: I want to paint a sunrise.', created_at: day(4) });
+    const ranked = scoreCandidates('Draft a reply', [...chatter, wish, ticket, named], { now: NOW });
+    const ids = head(selectCandidates(ranked, { maxTokens: 300 }), 300).map((c) => c.id);
+    expect(ids).toEqual(expect.arrayContaining(['wish', 'ticket']));
+    // Between named people "I want" is conversation, not a customer requirement.
+    expect(ids).not.toContain('named');
   });
 });
 

@@ -14,6 +14,7 @@ import {
   SEMANTIC_RELEVANCE_MAX,
   textRelevance,
 } from './relevance';
+import { standingReason } from './standing';
 
 export type ContextLabel = 'profile_fact' | 'procedure' | 'episode_summary' | 'raw_episode';
 
@@ -193,23 +194,26 @@ export interface SelectOptions {
 }
 
 /**
- * Profile facts admitted whatever the task, best scored first: who the user is (name, plan,
- * language) matters to almost any task, but only a few such facts are worth their tokens.
+ * Share of the budget that standing items (standing.ts: profile facts, a customer's stated
+ * preferences, ticket references) may take before relevance competes, best scored first. A cap,
+ * not a reservation: what they leave goes to the rest. A fifth of 800 tokens holds four or five
+ * such lines, what a support agent needs about the customer beside the task's own matches.
  */
-const PINNED_FACTS = 3;
+const STANDING_SHARE = 0.2;
 
 /**
- * An item less relevant than this share of its scale does not compete at all. On the text scale
- * that is a tenth of the best match: it keeps out items that only share a common word with the
- * task, yet leaves room for the weaker matches that multi-part questions need.
+ * An item less relevant than this share of its scale is not selected for relevance: it keeps
+ * out items that only share a common word with the task, yet leaves room for the weaker matches
+ * that multi-part questions need. Such items still fill the room the relevant ones leave.
  */
 const MIN_RELEVANCE_SHARE = 0.1;
 
 /**
- * The competing pool holds about the budget in estimated tokens, so relevance decides what is in
- * the bundle and the composite score mostly decides the order and the margin. A larger pool lets
- * recency (worth as much as relevance, 0–5) push out older items the task is about: on LoCoMo
- * 1.25× the budget lost 3 points of evidence recall and 2× lost 8.
+ * The relevance-selected part holds about the budget in estimated tokens, so relevance decides
+ * what is in the bundle and the composite score mostly decides the order and the margin.
+ * Ordering everything by the composite score instead lets recency (worth as much as relevance,
+ * 0–5) push out older items the task is about: on LoCoMo a pool of 1.25× the budget lost 3
+ * points of evidence recall and 2× lost 8.
  */
 const POOL_BUDGET_FACTOR = 1;
 
@@ -230,51 +234,66 @@ function relevanceShare(c: ScoredCandidate): number {
 }
 
 /**
- * The candidates allowed to compete for the budget, in packing order (input must be the output of
- * `scoreCandidates`): a few pinned facts, the current session's items, then the most relevant
- * items while they are relevant enough and the pool has room. The session's items come first,
- * the rest in score order. Without any relevance signal (a
- * task of only stopwords) there is nothing to select on, so everything competes.
+ * Every candidate, in packing order (input must be the output of `scoreCandidates`). Relevance
+ * orders the candidates; it never excludes them (compat.md: "Context fills its budget"):
+ * 1. standing items (standing.ts), best scored first, within their share of the budget;
+ * 2. the current session's latest items, within their share;
+ * 3. the items relevant to the task, most relevant first, until about the budget is spoken for;
+ * 4. everything else by composite score, so that a large budget or a generic task ("summarize")
+ *    is filled with the best remaining items, uncompiled episodes included.
+ * The session's items come first, then the standing ones, then those selected for relevance in
+ * composite order, then the rest.
+ * Packing (packing.ts) walks this order and takes what fits.
  */
 export function selectCandidates(
   ranked: readonly ScoredCandidate[],
   opts: SelectOptions,
 ): ScoredCandidate[] {
-  if (!ranked.some((c) => c.signals.relevance > 0)) return [...ranked];
   const allowance = POOL_BUDGET_FACTOR * opts.maxTokens;
-  const pool = new Set<ScoredCandidate>();
+  const taken = new Set<ScoredCandidate>();
+  const live = new Set<ScoredCandidate>();
+  const standing = new Set<ScoredCandidate>();
   let used = 0;
   const admit = (c: ScoredCandidate): void => {
-    pool.add(c);
+    taken.add(c);
     used += estimateTokens(c);
   };
 
-  ranked
-    .filter((c) => c.label === 'profile_fact' && c.signals.validity > 0)
-    .slice(0, PINNED_FACTS)
-    .forEach(admit);
+  const standingCap = STANDING_SHARE * allowance;
+  for (const c of ranked) {
+    if (c.signals.validity <= 0 || standingReason(c.label, c.text) === null) continue;
+    if (used + estimateTokens(c) > standingCap) continue;
+    admit(c);
+    standing.add(c);
+  }
 
-  const live = new Set<ScoredCandidate>();
   if (opts.sessionId != null) {
     // The live conversation's latest turns matter most, whatever their words.
     const session = ranked
-      .filter((c) => c.session_id === opts.sessionId && !pool.has(c))
+      .filter((c) => c.session_id === opts.sessionId && !taken.has(c))
       .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || (b.seq ?? 0) - (a.seq ?? 0) || compareScored(a, b));
+    const sessionCap = used + SESSION_POOL_SHARE * allowance;
     for (const c of session) {
-      if (used + estimateTokens(c) > SESSION_POOL_SHARE * allowance) break;
+      if (used + estimateTokens(c) > sessionCap) break;
       admit(c);
       live.add(c);
     }
   }
 
   const byRelevance = ranked
-    .filter((c) => !pool.has(c) && relevanceShare(c) >= MIN_RELEVANCE_SHARE)
+    .filter((c) => !taken.has(c) && relevanceShare(c) >= MIN_RELEVANCE_SHARE)
     .sort((a, b) => relevanceShare(b) - relevanceShare(a) || compareScored(a, b));
   for (const c of byRelevance) {
     if (used >= allowance) break;
     admit(c);
   }
   // The session's admitted turns are packed first: a close text match must not push the
-  // conversation happening now out of the bundle (compat.md: "items of that session rank higher").
-  return [...ranked.filter((c) => live.has(c)), ...ranked.filter((c) => pool.has(c) && !live.has(c))];
+  // conversation happening now out of the bundle (compat.md: "items of that session rank
+  // higher"). Standing items next, so that their share holds whatever the matches cost.
+  return [
+    ...ranked.filter((c) => live.has(c)),
+    ...ranked.filter((c) => standing.has(c)),
+    ...ranked.filter((c) => taken.has(c) && !live.has(c) && !standing.has(c)),
+    ...ranked.filter((c) => !taken.has(c)),
+  ];
 }
