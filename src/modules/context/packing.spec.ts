@@ -43,10 +43,12 @@ describe('packContext', () => {
         '- Prefers email',
         '',
         '## Recent history',
-        '- [2025-03-01 08:00 UTC] user: asked about invoices',
+        '### 2025-03-01',
+        '- [08:00] user: asked about invoices',
         '',
         '## Recent interactions',
-        '- [2025-03-02 10:15 UTC] user: my card was declined',
+        '### 2025-03-02',
+        '- [10:15] user: my card was declined',
         '',
       ].join('\n'),
     );
@@ -104,7 +106,7 @@ describe('packContext', () => {
         item('before', 'raw_episode', 'user: first visit', { session_id: 'chat-1', created_at: new Date('2025-01-01T00:00:00Z') }),
       ],
     }).assembled_context;
-    expect(withOlder).toContain('## Recent interactions\n- [2025-01-01 00:00 UTC] user: first visit\n\n### Current session (chat-9)\n');
+    expect(withOlder).toContain('## Recent interactions\n### 2025-01-01 (session chat-1)\n- [00:00] user: first visit\n\n### Current session (chat-9)\n');
     expect(withOlder.match(/## Recent interactions/g)).toHaveLength(1);
   });
 
@@ -211,6 +213,57 @@ describe('packContext', () => {
         expect(result.token_estimate).toBeGreaterThan(maxTokens - lineTokens);
       }
     });
+  });
+});
+
+describe('packContext timeline groups', () => {
+  const at = (iso: string) => new Date(iso);
+
+  it('writes one heading per session and date instead of a date on every line', () => {
+    const result = pack({
+      ranked: [
+        item('a2', 'raw_episode', 'Mel: and then?', { session_id: '1', date_label: '1:56 pm on 8 May, 2023', created_at: at('2023-05-08T13:56:01Z'), seq: 2 }),
+        item('b1', 'raw_episode', 'Caroline: hello again', { session_id: '2', date_label: '9:00 am on 9 May, 2023', created_at: at('2023-05-09T09:00:00Z'), seq: 3 }),
+        item('a1', 'raw_episode', 'Caroline: I went to the lake', { session_id: '1', date_label: '1:56 pm on 8 May, 2023', created_at: at('2023-05-08T13:56:00Z'), seq: 1 }),
+      ],
+    });
+    expect(result.assembled_context).toBe(
+      [
+        '## Task',
+        'Help with billing',
+        '',
+        '## Recent interactions',
+        '### 1:56 pm on 8 May, 2023 (session 1)',
+        '- Caroline: I went to the lake',
+        '- Mel: and then?',
+        '### 9:00 am on 9 May, 2023 (session 2)',
+        '- Caroline: hello again',
+        '',
+      ].join('\n'),
+    );
+    expect(result.token_estimate).toBe(countTokens(result.assembled_context));
+  });
+
+  it('keeps a group together when two sessions interleave in time', () => {
+    const result = pack({
+      ranked: [
+        item('x1', 'raw_episode', 'user: first in x', { session_id: 'x', created_at: at('2025-03-01T08:00:00Z') }),
+        item('y1', 'raw_episode', 'user: first in y', { session_id: 'y', created_at: at('2025-03-01T08:01:00Z') }),
+        item('x2', 'raw_episode', 'user: second in x', { session_id: 'x', created_at: at('2025-03-01T08:02:00Z') }),
+      ],
+    });
+    expect(result.assembled_context.match(/### /g)).toHaveLength(2);
+    expect(result.included.map((c) => c.id)).toEqual(['x1', 'x2', 'y1']);
+  });
+
+  it('charges a group heading once, so that more lines fit than with a date on each', () => {
+    const ranked = Array.from({ length: 60 }, (_, i) =>
+      item(`t${i}`, 'raw_episode', `Caroline: a short remark number ${i}`, { session_id: '4', date_label: '1:56 pm on 8 May, 2023', created_at: at(`2023-05-08T13:${String(i).padStart(2, '0')}:00Z`) }),
+    );
+    const grouped = pack({ maxTokens: 300, ranked });
+    const perLine = ranked.map((r) => countTokens(renderLine(r))).reduce((a, b) => a + b, 0) / ranked.length;
+    expect(grouped.token_estimate).toBeLessThanOrEqual(300);
+    expect(grouped.included.length).toBeGreaterThan(Math.floor(300 / perLine) + 3);
   });
 });
 

@@ -98,13 +98,54 @@ interface RenderedItem {
   item: ScoredCandidate;
   slot: Slot;
   line: string;
+  /** `### <when> (session <id>)` over history and interaction lines; null elsewhere. */
+  group: string | null;
 }
 
-/** Headings a slot needs: the current session lives inside `## Recent interactions`. */
-function headingsOf(slot: Slot, sessionHeading: string): string[] {
-  return slot === 'current_session'
-    ? [`\n${SECTION_HEADINGS.raw_episode}\n`, sessionHeading]
-    : [`\n${SECTION_HEADINGS[slot]}\n`];
+/** A heading to pay for once: `key` tells apart equal texts in different sections. */
+interface Heading {
+  key: string;
+  text: string;
+}
+
+/**
+ * Headings an item needs: its section's (the current session lives inside
+ * `## Recent interactions`) and, for history and interactions, its group's.
+ */
+function headingsOf(r: Pick<RenderedItem, 'slot' | 'group'>, sessionHeading: string): Heading[] {
+  if (r.slot === 'current_session') {
+    const section = `\n${SECTION_HEADINGS.raw_episode}\n`;
+    return [{ key: section, text: section }, { key: sessionHeading, text: sessionHeading }];
+  }
+  const section = `\n${SECTION_HEADINGS[r.slot]}\n`;
+  const out = [{ key: section, text: section }];
+  if (r.group !== null) out.push({ key: `${r.slot}\u0000${r.group}`, text: r.group });
+  return out;
+}
+
+/**
+ * History and interaction lines are grouped under one heading per session and date instead of
+ * repeating a timestamp on every line: on LoCoMo the per-line `[1:56 pm on 8 May, 2023]` cost
+ * about a third of an average turn's tokens, budget that now carries evidence. The heading shows
+ * the client's date label when the episode has one, else the UTC day; without a label each line
+ * keeps its time of day (`[10:15]`), which support timelines need.
+ */
+function groupHeading(item: ContextCandidate): string {
+  const label = item.date_label ? oneLine(item.date_label).slice(0, MAX_DATE_LABEL_CHARS) : '';
+  const when = label || formatDate(item.created_at).slice(0, 10);
+  const session = item.session_id === null ? '' : ` (session ${oneLine(item.session_id).slice(0, MAX_DATE_LABEL_CHARS)})`;
+  return `### ${when}${session}\n`;
+}
+
+/** A line under a group heading: the heading carries the date, the line at most the time. */
+function groupedLine(item: ContextCandidate): string {
+  const label = item.date_label ? oneLine(item.date_label) : '';
+  const time = label ? '' : `[${item.created_at.toISOString().slice(11, 16)}] `;
+  return `- ${time}${oneLine(item.text)}\n`;
+}
+
+function isTimeline(label: ContextLabel): boolean {
+  return label === 'raw_episode' || label === 'episode_summary';
 }
 
 function byTimeThenId(a: RenderedItem, b: RenderedItem): number {
@@ -132,7 +173,7 @@ function assemble(
   for (const slot of slots) {
     const members = items.filter((r) => r.slot === slot);
     if (members.length === 0) continue;
-    if (slot !== 'profile_fact' && slot !== 'procedure') members.sort(byTimeThenId);
+    if (slot !== 'profile_fact' && slot !== 'procedure') sortTimeline(members);
     if (slot === 'current_session') {
       if (!interactionsOpen) text += `\n${SECTION_HEADINGS.raw_episode}\n`;
       text += sessionHeading;
@@ -140,12 +181,29 @@ function assemble(
       text += `\n${SECTION_HEADINGS[slot]}\n`;
       interactionsOpen ||= slot === 'raw_episode';
     }
+    let group: string | null = null;
     for (const member of members) {
+      if (member.group !== null && member.group !== group) text += member.group;
+      group = member.group;
       text += member.line;
       order.push(member);
     }
   }
   return { text, order };
+}
+
+/**
+ * Oldest first, each group kept together (ordered by its first item), so that a group's
+ * heading is written once even when two sessions interleave in time.
+ */
+function sortTimeline(members: RenderedItem[]): void {
+  members.sort(byTimeThenId);
+  const firstAt = new Map<string | null, number>();
+  members.forEach((m, i) => {
+    if (!firstAt.has(m.group)) firstAt.set(m.group, i);
+  });
+  const position = new Map(members.map((m, i) => [m, i]));
+  members.sort((a, b) => firstAt.get(a.group)! - firstAt.get(b.group)! || position.get(a)! - position.get(b)!);
 }
 
 /** `## Task` with the task text, cut (with a marker) to at most `maxTokens`. */
@@ -167,8 +225,9 @@ function renderTask(task: string, maxTokens: number): string {
  * The item's line cut to fit `budget` tokens with a marker, or null when too little of it would
  * survive. Separately counted pieces only approximate a joint count, so the cut is re-checked.
  */
-function truncatedLine(item: ContextCandidate, budget: number): string | null {
-  const prefix = linePrefix(item);
+function truncatedLine(r: RenderedItem, budget: number): string | null {
+  const item = r.item;
+  const prefix = r.group === null ? linePrefix(item) : groupedLine({ ...item, text: '' }).replace(/\n$/, '');
   const suffix = `${TRUNCATION_MARKER}\n`;
   let textBudget = budget - countTokens(prefix + suffix);
   const text = oneLine(item.text);
@@ -200,9 +259,11 @@ export function packContext(input: PackInput): PackResult {
     if (n === undefined) tokenCache.set(piece, (n = countTokens(piece)));
     return n;
   };
-  const rendered = input.ranked.map((item) => {
+  const rendered = input.ranked.map((item): RenderedItem => {
     const slot = slotOf(item, currentSessionId);
-    return { item, slot, line: renderLine(item) };
+    return slot !== 'current_session' && isTimeline(item.label)
+      ? { item, slot, line: groupedLine(item), group: groupHeading(item) }
+      : { item, slot, line: renderLine(item), group: null };
   });
 
   // The task gets what the items leave, but at least its share of the budget.
@@ -214,28 +275,28 @@ export function packContext(input: PackInput): PackResult {
   const openHeadings = new Set<string>();
   const chosen: RenderedItem[] = [];
   const skipped: RenderedItem[] = [];
-  const headingCost = (slot: Slot): number =>
-    headingsOf(slot, sessionHeading)
-      .filter((h) => !openHeadings.has(h))
-      .reduce((sum, h) => sum + cachedTokens(h), 0);
+  const headingCost = (r: RenderedItem): number =>
+    headingsOf(r, sessionHeading)
+      .filter((h) => !openHeadings.has(h.key))
+      .reduce((sum, h) => sum + cachedTokens(h.text), 0);
   const take = (r: RenderedItem, cost: number): void => {
     chosen.push(r);
-    headingsOf(r.slot, sessionHeading).forEach((h) => openHeadings.add(h));
+    headingsOf(r, sessionHeading).forEach((h) => openHeadings.add(h.key));
     remaining -= cost;
   };
 
   for (const r of rendered) {
     if (remaining < MIN_LINE_TOKENS) break;
-    const cost = headingCost(r.slot) + cachedTokens(r.line);
+    const cost = headingCost(r) + cachedTokens(r.line);
     if (cost <= remaining) take(r, cost);
     else skipped.push(r);
   }
 
   // Leftover room goes to the best item that did not fit whole, cut down to the room.
   for (const r of skipped) {
-    const headings = headingCost(r.slot);
+    const headings = headingCost(r);
     if (remaining - headings < MIN_TRUNCATED_TEXT_TOKENS) continue;
-    const line = truncatedLine(r.item, remaining - headings);
+    const line = truncatedLine(r, remaining - headings);
     if (line === null) continue;
     take({ ...r, line }, headings + countTokens(line));
     break;
@@ -269,9 +330,9 @@ function demandUpTo(
   let demand = 0;
   for (const r of rendered) {
     if (demand >= cap) break;
-    for (const heading of headingsOf(r.slot, sessionHeading)) {
-      if (!headings.has(heading)) demand += tokens(heading);
-      headings.add(heading);
+    for (const heading of headingsOf(r, sessionHeading)) {
+      if (!headings.has(heading.key)) demand += tokens(heading.text);
+      headings.add(heading.key);
     }
     demand += tokens(r.line);
   }

@@ -294,6 +294,8 @@ export function selectCandidates(
     ...ranked.filter((c) => live.has(c)),
     ...ranked.filter((c) => standing.has(c)),
     ...ranked.filter((c) => taken.has(c) && !live.has(c) && !standing.has(c)),
-    ...ranked.filter((c) => !taken.has(c)),
+    // What the estimate left room for goes to the next most relevant items first.
+    ...byRelevance.filter((c) => !taken.has(c)),
+    ...ranked.filter((c) => !taken.has(c) && relevanceShare(c) < MIN_RELEVANCE_SHARE),
   ];
 }
