@@ -34,6 +34,7 @@ import {
   Turn,
   turnContent,
 } from './metrics';
+import { loadSupportSet, supportRecall, SupportTask } from './support';
 
 const SYSTEMS = ['recent', 'bm25', 'ours'] as const;
 type System = (typeof SYSTEMS)[number];
@@ -41,6 +42,8 @@ type Column = Category | 'all';
 const COLUMNS: Column[] = [1, 2, 3, 4, 'all'];
 /** The figure the issue's target is stated at. */
 const TARGET_BUDGET = 1000;
+/** Support-set budgets: a tight one, the 800 of issue 17 item 6, and the service default. */
+const SUPPORT_BUDGETS = [300, 800, 4000];
 
 const log = (s: string) => process.stderr.write(`[quality] ${s}\n`);
 
@@ -104,6 +107,7 @@ async function main(): Promise<void> {
   const answers = new Tally();
   const tokens = new Tally();
   const latency = new Map<number, number[]>(budgets.map((b) => [b, []]));
+  const support = new Map<string, { sum: number; n: number }>();
   let overshoots = 0;
   let requests = 0;
   const run = `${Date.now()}`;
@@ -158,6 +162,23 @@ async function main(): Promise<void> {
       }
       log(`${conv.sampleId}: ${conv.questions.length} questions × ${budgets.length} budgets asked`);
     }
+
+    const supportTasks: SupportTask[] = await loadSupportSet(api, run);
+    for (const task of supportTasks) {
+      for (const budget of SUPPORT_BUDGETS) {
+        const bundle = await api.call<Bundle>('POST', '/v1/context', { subject_id: task.subjectId, task: task.task, max_tokens: budget });
+        requests++;
+        if (bundle.token_estimate > budget || countTokens(bundle.assembled_context) !== bundle.token_estimate) overshoots++;
+        const value = supportRecall(task.expected, withoutTask(bundle.assembled_context));
+        for (const key of [`${budget}|${task.kind}`, `${budget}|all`]) {
+          const cell = support.get(key) ?? { sum: 0, n: 0 };
+          cell.sum += value;
+          cell.n += 1;
+          support.set(key, cell);
+        }
+      }
+    }
+    log(`support set: ${supportTasks.length} tasks × ${SUPPORT_BUDGETS.length} budgets asked`);
   } finally {
     if (svc) await svc.stop();
   }
@@ -191,6 +212,16 @@ async function main(): Promise<void> {
     const used = SYSTEMS.map((s) => `${s} ${tokens.mean(budget, s, 'all').toFixed(0)}`).join(', ');
     console.log(`budget ${budget}: context latency p50 ${l.p50} ms, p95 ${l.p95} ms (n=${l.n}); mean tokens used: ${used}`);
   }
+  const supportKinds = ['integration', 'reply', 'open-ticket', 'resolved-ticket', 'all'];
+  const supportMean = (key: string) => {
+    const cell = support.get(key);
+    return cell ? cell.sum / cell.n : NaN;
+  };
+  console.log(`\nSupport scenario set (expected strings found in the bundle, %)\n`);
+  console.log(`| budget | ${supportKinds.join(' | ')} |`);
+  console.log(`|${' --- |'.repeat(1 + supportKinds.length)}`);
+  for (const budget of SUPPORT_BUDGETS) console.log(`| ${budget} | ${supportKinds.map((k) => pct(supportMean(`${budget}|${k}`))).join(' | ')} |`);
+  console.log('');
   const counts = COLUMNS.map((c) => `${c}: ${evidence.count(budgets[0], 'ours', c)}`).join(', ');
   console.log(`questions with evidence — ${counts}; requests ${requests}; budget overshoots ${overshoots}`);
   if (evidence.count(TARGET_BUDGET, 'ours', 'all') > 0) {
@@ -214,6 +245,7 @@ async function main(): Promise<void> {
         budgets,
         evidence_recall: metrics(evidence),
         answer_token_recall: metrics(answers),
+        support_recall: Object.fromEntries(SUPPORT_BUDGETS.map((b) => [b, Object.fromEntries(supportKinds.map((k) => [k, supportMean(`${b}|${k}`)]))])),
         mean_tokens_used: metrics(tokens),
         latency_ms: latencies,
         requests,
