@@ -11,6 +11,7 @@ import { AddRateLimitTable1700000000009 } from '../../migrations/0009_add_rate_l
 import { EpisodeSessionsAndSearch1700000000010 } from '../../migrations/0010_episode_sessions_and_search';
 import { JobResultsAndLeases1700000000011 } from '../../migrations/0011_job_results_and_leases';
 import { AddHealthCache1700000000012 } from '../../migrations/0012_add_health_cache';
+import { MemoryManagement1700000000013 } from '../../migrations/0013_memory_management';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -30,8 +31,9 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   EpisodeSessionsAndSearch1700000000010,
   JobResultsAndLeases1700000000011,
   AddHealthCache1700000000012,
+  MemoryManagement1700000000013,
 ];
 
-export const EXPECTED_HEAD = '0012_add_health_cache';
+export const EXPECTED_HEAD = '0013_memory_management';
 /** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
-export const MINIMUM_COMPATIBLE = '0012_add_health_cache';
+export const MINIMUM_COMPATIBLE = '0013_memory_management';

@@ -42,7 +42,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['ingest_episode', 'compile_memories', 'get_compile_job', 'get_context', 'search_memories', 'get_timeline', 'delete_subject', 'get_health', 'get_sla', 'create_handoff', 'record_resolution']) {
+    for (const name of ['ingest_episode', 'compile_memories', 'get_compile_job', 'get_context', 'search_memories', 'get_timeline', 'delete_subject', 'get_health', 'get_sla', 'create_handoff', 'record_resolution', 'remember', 'get_memory', 'correct_memory', 'forget_memory']) {
       const tool = byName.get(name);
       expect(tool).toBeDefined();
       expect(tool!.description!.length).toBeGreaterThan(40);
@@ -51,6 +51,8 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(byName.get('get_context')!.inputSchema.required).toEqual(expect.arrayContaining(['subject_id', 'task']));
     expect(byName.get('delete_subject')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
     expect(byName.get('search_memories')!.annotations).toMatchObject({ readOnlyHint: true });
+    expect(byName.get('forget_memory')!.annotations).toMatchObject({ destructiveHint: true, readOnlyHint: false });
+    expect(byName.get('get_memory')!.annotations).toMatchObject({ readOnlyHint: true });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate)).toContain('memory://subjects/{subject_id}/profile');
   });
@@ -117,6 +119,26 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const { job_id } = structured<{ job_id: string; status: string }>(job);
     const status = await client.callTool({ name: 'get_compile_job', arguments: { job_id } });
     expect(structured(status)).toMatchObject({ job_id, status: 'pending' });
+  });
+
+  it('remembers, reads, corrects and forgets one memory, tenant-scoped', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const remembered = await client.callTool({ name: 'remember', arguments: { subject_id: 'mcp/user-2', kind: 'profile_fact', content: 'I am on the Pro plan.' } });
+    expect(remembered.isError).toBeFalsy();
+    const v1 = structured<{ id: string; origin: string; status: string }>(remembered);
+    expect(v1).toMatchObject({ origin: 'api', status: 'active' });
+    const corrected = await client.callTool({ name: 'correct_memory', arguments: { memory_id: v1.id, content: 'I am on the Enterprise plan.' } });
+    const v2 = structured<{ id: string; content: string }>(corrected);
+    expect(v2.content).toBe('I am on the Enterprise plan.');
+    expect(structured(await client.callTool({ name: 'get_memory', arguments: { memory_id: v1.id } }))).toMatchObject({ status: 'superseded', content: 'I am on the Pro plan.' });
+    const other = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-b' });
+    const foreign = await other.callTool({ name: 'forget_memory', arguments: { memory_id: v2.id } });
+    expect(structured<{ error: { code: string } }>(foreign).error.code).toBe('not_found');
+    const forgotten = await client.callTool({ name: 'forget_memory', arguments: { memory_id: v2.id } });
+    expect(structured(forgotten)).toEqual({ id: v2.id, subject_id: 'mcp/user-2', status: 'tombstoned', memories_forgotten: 2 });
+    expect(structured(await client.callTool({ name: 'get_memory', arguments: { memory_id: v1.id } }))).toMatchObject({ status: 'tombstoned', content: '' });
+    const invalid = await client.callTool({ name: 'correct_memory', arguments: { memory_id: v2.id } });
+    expect(structured<{ error: { code: string } }>(invalid).error.code).toBe('validation_error');
   });
 
   it('returns tool errors with the contract codes', async () => {

@@ -1,3 +1,4 @@
+import { EXPECTED_HEAD } from 'src/db/migrations';
 import request from 'supertest';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 
@@ -50,8 +51,8 @@ describe('probes and docs', () => {
     await request(t.http).get('/ops/migrations').expect(401);
     const res = await request(t.http).get('/ops/migrations').set('X-API-Key', 'secret-key').expect(200);
     expect(res.body).toEqual({
-      current_revision: '0012_add_health_cache',
-      expected_head: '0012_add_health_cache',
+      current_revision: EXPECTED_HEAD,
+      expected_head: EXPECTED_HEAD,
       is_compatible: true,
       pending_count: 0,
       pending_revisions: [],

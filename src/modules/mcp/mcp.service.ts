@@ -13,7 +13,9 @@ import { CreateEpisodeDto } from 'src/modules/episodes/dto/create-episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { CompileRequestDto, JobIdParamDto } from 'src/modules/memories/dto/compile.dto';
 import { SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
+import { CorrectMemoryDto, MemoryIdParamDto, RememberMemoryDto } from 'src/modules/memories/dto/memory-write.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
+import { MemoryRecordsService } from 'src/modules/memories/memory-records.service';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
 import { SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
 import { SubjectsService } from 'src/modules/subjects/subjects.service';
@@ -55,6 +57,7 @@ export class McpService {
     private readonly ds: DataSource,
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
+    private readonly records: MemoryRecordsService,
     private readonly context: ContextService,
     private readonly support: SupportService,
     private readonly subjects: SubjectsService,
@@ -72,7 +75,8 @@ export class McpService {
         instructions:
           'Durable memory for agents, organised by subject (a user, account, ticket, agent…). Record what happens with ingest_episode, ' +
           'turn new episodes into memories with compile_memories, and before acting for a subject call get_context with your task ' +
-          'to receive a ranked markdown briefing. Errors carry codes like validation_error and not_found.',
+          'to receive a ranked markdown briefing. Manage single memories with remember, get_memory, correct_memory and ' +
+          'forget_memory. Errors carry codes like validation_error and not_found.',
       },
     );
 
@@ -197,6 +201,80 @@ export class McpService {
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
       tool('search_memories', async (ctx, args) => ok(await this.memories.search(ctx, await this.check(SearchMemoriesQueryDto, args)))),
+    );
+
+    const memoryId = z.string().min(1).max(256).describe('The memory id (from search_memories, get_context provenance or remember).');
+
+    server.registerTool(
+      'remember',
+      {
+        title: 'Remember one thing',
+        description:
+          'Store one memory about a subject directly, without an episode: a fact about the user (kind profile_fact), a procedure ' +
+          'that worked, an episode summary or an artifact reference. It replaces the active memory it restates (same kind and the ' +
+          'same attribute, e.g. a new plan or email, or the same text), which stays in the history as superseded. Pass ' +
+          'idempotency_key to make retries safe. Returns the stored memory with its id.',
+        inputSchema: {
+          subject_id: subjectId,
+          kind: z.enum(MEMORY_KINDS).describe('profile_fact for facts about the subject; procedure for how-tos.'),
+          content: z.string().min(1).max(10000).describe('The memory in one or two plain sentences, e.g. "I am on the Team plan."'),
+          confidence: z.number().min(0).max(1).optional().describe('0–1, default 1.'),
+          valid_from: z.string().optional().describe('ISO-8601 time it became true; default now.'),
+          metadata: z.record(z.string(), z.unknown()).optional(),
+          idempotency_key: z.string().min(1).max(256).optional().describe('A retry with the same key returns the original memory.'),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      },
+      tool('remember', async (ctx, args) => ok(await this.records.remember(ctx, await this.check(RememberMemoryDto, args)))),
+    );
+
+    server.registerTool(
+      'get_memory',
+      {
+        title: 'Read one memory',
+        description: 'One memory by id in any status: active, superseded (replaced by a newer version) or tombstoned (forgotten, content erased).',
+        inputSchema: { memory_id: memoryId },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_memory', async (ctx, args: { memory_id?: unknown }) => ok(await this.records.get(ctx, (await this.check(MemoryIdParamDto, { id: args.memory_id })).id))),
+    );
+
+    server.registerTool(
+      'correct_memory',
+      {
+        title: 'Correct a memory',
+        description:
+          'Fix a memory that is wrong or out of date: stores a corrected version that replaces it (the old version stays in the ' +
+          'history as superseded). Give the new content and/or confidence. Only the active version can be corrected. Returns the new version.',
+        inputSchema: {
+          memory_id: memoryId,
+          content: z.string().min(1).max(10000).optional().describe('The corrected statement.'),
+          confidence: z.number().min(0).max(1).optional(),
+          metadata: z.record(z.string(), z.unknown()).optional().describe('Replaces the metadata.'),
+        },
+        annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+      },
+      tool('correct_memory', async (ctx, args: { memory_id?: unknown } & Record<string, unknown>) => {
+        const { memory_id, ...changes } = args;
+        const { id } = await this.check(MemoryIdParamDto, { id: memory_id });
+        return ok(await this.records.correct(ctx, id, await this.check(CorrectMemoryDto, changes)));
+      }),
+    );
+
+    server.registerTool(
+      'forget_memory',
+      {
+        title: 'Forget a memory',
+        description:
+          'Erase one memory for good, with the earlier versions it replaced: the content is deleted and only a tombstone (id, kind, ' +
+          'times) remains. Cannot be undone. Only call it when the user asks for something to be forgotten.',
+        inputSchema: { memory_id: memoryId },
+        annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+      },
+      tool('forget_memory', async (ctx, args: { memory_id?: unknown }) => {
+        const { id } = await this.check(MemoryIdParamDto, { id: args.memory_id });
+        return ok(await this.records.forget(ctx, id, false));
+      }),
     );
 
     server.registerTool(

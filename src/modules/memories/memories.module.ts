@@ -13,6 +13,7 @@ import { MemoriesController } from './memories.controller';
 import { MemoriesRepository } from './memories.repository';
 import { CompileJobSignal } from './compile-job-signal';
 import { MemoriesService } from './memories.service';
+import { MemoryRecordsService } from './memory-records.service';
 import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
 
 @Module({
@@ -21,6 +22,7 @@ import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
   providers: [
     CompileJobSignal,
     MemoriesService,
+    MemoryRecordsService,
     MemoriesRepository,
     CompileJobsRepository,
     CompileJobsWorker,
@@ -30,6 +32,6 @@ import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
     { provide: MEMORY_COMPILER, inject: [APP_CONFIG, MODEL_GATEWAY], useFactory: createMemoryCompiler },
     { provide: EMBEDDING_PROVIDER, inject: [APP_CONFIG, MODEL_GATEWAY], useFactory: createEmbeddingProvider },
   ],
-  exports: [MemoriesService],
+  exports: [MemoriesService, MemoryRecordsService],
 })
 export class MemoriesModule {}

@@ -5,7 +5,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryRow } from './dto/memory.dto';
-import type { MemoryKind, MemoryStatus } from './memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
 
 export interface NewMemory {
   id: string;
@@ -23,6 +23,9 @@ export interface NewMemory {
   superseded_by: string | null;
   embedding: number[] | null;
   needs_embedding: boolean;
+  /** Default `compile`. */
+  origin?: MemoryOrigin;
+  idempotency_key?: string | null;
 }
 
 export interface Supersession {
@@ -54,7 +57,7 @@ export interface SemanticPoolRow {
   created_ms: number;
 }
 
-const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, origin, created_at, updated_at`;
 
 function columns(alias: string, withEmbedding = false): SqlFragment {
   const list = COLUMNS.split(', ').map((c) => `${alias}.${c}`);
@@ -82,7 +85,8 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /**
    * Stores memories in the given order. `created_at` advances by one microsecond per row so
-   * that "newest first" lists keep compilation order even within one transaction.
+   * that "newest first" lists keep compilation order even within one transaction. A row whose
+   * idempotency key the tenant already used is not stored (and not returned).
    */
   async insertMany(em: EntityManager, scope: TenantScope, rows: NewMemory[]): Promise<MemoryRow[]> {
     const out: MemoryRow[] = [];
@@ -90,20 +94,81 @@ export class MemoriesRepository extends TenantScopedRepository {
       const chunk = rows.slice(start, start + INSERT_CHUNK).map((r, i) => ({ ...r, ord: start + i }));
       const inserted = await this.stamped<MemoryRow & { ord: number }>(em, scope, (tenantId) => sql`
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, created_at, updated_at)
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, idempotency_key, created_at, updated_at)
         SELECT r.id, ${tenantId}, r.subject_id, r.kind, r.content, r.summary, r.confidence, r.valid_from, r.valid_to, r.source_episode_ids,
-          r.metadata, r.status, r.attribute_key, r.superseded_by, r.embedding, r.needs_embedding,
+          r.metadata, r.status, r.attribute_key, r.superseded_by, r.embedding, r.needs_embedding, coalesce(r.origin, 'compile'), r.idempotency_key,
           now() + make_interval(secs => r.ord / 1e6), now() + make_interval(secs => r.ord / 1e6)
         FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS r(
           id uuid, subject_id varchar, kind varchar, content text, summary text, confidence float8, valid_from timestamptz,
           valid_to timestamptz, source_episode_ids uuid[], metadata jsonb, status varchar, attribute_key varchar,
-          superseded_by uuid, embedding real[], needs_embedding boolean, ord int)
+          superseded_by uuid, embedding real[], needs_embedding boolean, origin varchar, idempotency_key varchar, ord int)
         ORDER BY r.ord
+        ON CONFLICT ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING ${raw(COLUMNS)}`);
       const order = new Map(chunk.map((r) => [r.id, r.ord]));
       out.push(...inserted.sort((a, b) => order.get(a.id)! - order.get(b.id)!));
     }
     return out;
+  }
+
+  /** One memory in scope; `forUpdate` locks its row until the transaction ends. */
+  async findById(em: EntityManager, scope: TenantScope, id: string, opts: { forUpdate?: boolean } = {}): Promise<MemoryRow | null> {
+    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ${id}
+      ${opts.forUpdate === true ? raw('FOR UPDATE') : raw('')}`);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The memory the tenant stored under this idempotency key. NULL-tenant rows are matched only
+   * in single-tenant mode, like the unique index that treats NULL as ''.
+   */
+  async findByIdempotencyKey(em: EntityManager, scope: TenantScope, key: string): Promise<MemoryRow | null> {
+    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m')} FROM memories m
+      WHERE ${t('m')} AND ${scope.filtered ? raw('TRUE') : raw('m.tenant_id IS NULL')} AND m.idempotency_key = ${key}`);
+    return rows[0] ?? null;
+  }
+
+  /**
+   * The memory and every earlier version it replaced (rows whose `superseded_by` leads to it),
+   * target first. Bounded: a chain longer than `limit` is cut (only a pathological history
+   * gets there; forgetting again continues with the rest).
+   */
+  async versionChain(em: EntityManager, scope: TenantScope, id: string, limit: number): Promise<string[]> {
+    const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
+      WITH RECURSIVE chain(id, depth) AS (
+        SELECT m.id, 0 FROM memories m WHERE ${t('m')} AND m.id = ${id}
+        UNION
+        SELECT m.id, c.depth + 1 FROM memories m JOIN chain c ON m.superseded_by = c.id
+        WHERE ${t('m')} AND c.depth < ${limit})
+      SELECT id FROM chain ORDER BY depth LIMIT ${limit}`);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Forgets memories for good but keeps their rows as tombstones: content, summary, metadata,
+   * attribute key and vector are erased; id, subject, kind, times and supersession links stay,
+   * so receipts and histories that cite them still resolve. Returns the rows changed.
+   */
+  async tombstone(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
+    if (ids.length === 0) return [];
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+      WITH changed AS (
+        UPDATE memories m SET status = 'tombstoned', content = '', summary = '', metadata = '{}'::jsonb, attribute_key = NULL,
+          embedding = NULL, needs_embedding = false, valid_to = coalesce(m.valid_to, now()), updated_at = now()
+        WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[]) AND m.status <> 'tombstoned'
+        RETURNING ${columns('m')})
+      SELECT * FROM changed`);
+  }
+
+  /** Removes the rows (an operator's hard delete); returns how many. */
+  async deleteByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<number> {
+    if (ids.length === 0) return 0;
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH deleted AS (DELETE FROM memories WHERE ${t()} AND id = ANY(${ids}::uuid[]) RETURNING 1)
+      SELECT count(*)::int AS n FROM deleted`);
+    return rows[0].n;
   }
 
   /** Active memories only: a memory superseded meanwhile keeps its first supersession. */

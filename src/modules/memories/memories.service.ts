@@ -143,8 +143,7 @@ export class MemoriesService {
       const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: ['episode_summary'], limit: MAX_EXISTING });
       const plan = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
       const { rows, supersessions } = resolvePlan(subjectId, plan, existing);
-      if (this.embeddings?.remote === true) for (const row of rows) row.needs_embedding = true;
-      else await this.attachEmbeddings(rows);
+      await this.embedForInsert(rows);
       created.push(...(await this.repo.insertMany(em, scope, rows)));
       await this.repo.supersede(em, scope, supersessions);
       await this.episodes.markCompiled(em, scope, episodes.map((e) => e.id));
@@ -204,9 +203,9 @@ export class MemoriesService {
 
   /**
    * After the commit: vectors for memories a remote provider could not embed inside the
-   * transaction. A failure leaves them flagged for the backfill; the compile has succeeded.
+   * transaction. A failure leaves them flagged for the backfill; the write has succeeded.
    */
-  private async embedDeferred(rows: MemoryRow[]): Promise<void> {
+  async embedDeferred(rows: MemoryRow[]): Promise<void> {
     const owed = rows.filter((r) => r.needs_embedding);
     if (this.embeddings?.remote !== true || owed.length === 0) return;
     let vectors: number[][];
@@ -299,6 +298,16 @@ export class MemoriesService {
       this.logger.warn({ err: { message: (err as Error).message } }, 'query embedding failed; using text search');
       return null;
     }
+  }
+
+  /**
+   * Vectors for memories about to be stored inside a transaction: a local provider embeds them
+   * now; a remote one is never called there (it would hold the subject lock, and PGlite's only
+   * connection), so they are flagged for embedDeferred after the commit.
+   */
+  async embedForInsert(rows: NewMemory[]): Promise<void> {
+    if (this.embeddings?.remote === true) for (const row of rows) row.needs_embedding = true;
+    else await this.attachEmbeddings(rows);
   }
 
   /**

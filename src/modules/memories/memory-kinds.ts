@@ -6,6 +6,14 @@ export function isMemoryKind(kind: string): kind is MemoryKind {
   return (MEMORY_KINDS as readonly string[]).includes(kind);
 }
 
-/** Search and context read only `active`; compilation moves overlapped memories to `superseded`. */
-export const MEMORY_STATUSES = ['active', 'superseded', 'deleted'] as const;
+/**
+ * Search and context read only `active`; compilation and corrections move replaced memories to
+ * `superseded`; forgetting one leaves a `tombstoned` row (content erased, id, kind and times kept)
+ * so receipts that cite it still resolve.
+ */
+export const MEMORY_STATUSES = ['active', 'superseded', 'deleted', 'tombstoned'] as const;
 export type MemoryStatus = (typeof MEMORY_STATUSES)[number];
+
+/** Where a memory came from: compiled from episodes, or written directly over the API (no source episode). */
+export const MEMORY_ORIGINS = ['compile', 'api'] as const;
+export type MemoryOrigin = (typeof MEMORY_ORIGINS)[number];

@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MemoryKind, MemoryStatus } from './memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
 
 /** A compiled memory; `embedding` (real[]) is the source of truth, `embedding_vec` mirrors it under pgvector. */
 @Entity('memories')
@@ -20,6 +20,8 @@ export class MemoryEntity {
   @Column({ type: 'uuid', nullable: true }) superseded_by: string | null;
   @Column('real', { array: true, nullable: true }) embedding: number[] | null;
   @Column('boolean') needs_embedding: boolean;
+  @Column('varchar') origin: MemoryOrigin;
+  @Column({ type: 'varchar', nullable: true }) idempotency_key: string | null;
   @Column('timestamptz') created_at: Date;
   @Column('timestamptz') updated_at: Date;
 }

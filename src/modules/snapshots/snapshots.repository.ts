@@ -48,11 +48,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
         RETURNING 1
       ), copied_memories AS (
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, created_at, updated_at)
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at)
         SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from, x.valid_to,
           ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
                 LEFT JOIN emap em ON em.old_id = s.id ORDER BY s.ord),
-          x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.created_at, x.updated_at
+          x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin, x.created_at, x.updated_at
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
         RETURNING 1
       )

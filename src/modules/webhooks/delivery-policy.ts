@@ -17,6 +17,9 @@ export type WebhookEventName =
   | 'episode.created'
   | 'episodes.batch_created'
   | 'memories.compiled'
+  | 'memory.created'
+  | 'memory.updated'
+  | 'memory.deleted'
   | 'subject.deleted'
   | 'subject.health_degraded'
   | 'subject.health_improved';

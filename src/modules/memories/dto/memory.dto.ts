@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MEMORY_KINDS, MEMORY_STATUSES } from 'src/modules/memories/memory-kinds';
-import type { MemoryKind, MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/modules/memories/memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/modules/memories/memory-kinds';
 
 /** A memories row as the repository reads it (the embedding only when asked for). */
 export interface MemoryRow {
@@ -19,6 +19,7 @@ export interface MemoryRow {
   attribute_key: string | null;
   superseded_by: string | null;
   needs_embedding: boolean;
+  origin: MemoryOrigin;
   created_at: Date;
   updated_at: Date;
   embedding?: number[] | null;
@@ -47,6 +48,9 @@ export class MemoryDto {
   metadata: Record<string, unknown>;
   @ApiProperty({ enum: MEMORY_STATUSES })
   status: MemoryStatus;
+  /** Provenance: `compile` (drawn from `source_episode_ids`) or `api` (written directly with POST /v1/memories or a correction). */
+  @ApiProperty({ enum: MEMORY_ORIGINS })
+  origin: MemoryOrigin;
   created_at: Date;
   updated_at: Date;
 }
@@ -64,6 +68,7 @@ export function toMemoryDto(row: MemoryRow): MemoryDto {
     source_episode_ids: row.source_episode_ids ?? [],
     metadata: row.metadata ?? {},
     status: row.status,
+    origin: row.origin ?? 'compile',
     created_at: row.created_at,
     updated_at: row.updated_at,
   };

@@ -8,7 +8,8 @@ import { MemoryDto } from './memory.dto';
 /** Query strings arrive as text: only the exact spellings convert, anything else stays and fails validation. */
 const toInt = ({ value }: { value: unknown }) => (typeof value === 'string' && /^[+-]?\d{1,9}$/.test(value.trim()) ? Number(value) : value);
 const BOOLEAN_SPELLINGS: Record<string, boolean> = { true: true, false: false, '1': true, '0': false };
-const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' && value.toLowerCase() in BOOLEAN_SPELLINGS ? BOOLEAN_SPELLINGS[value.toLowerCase()] : value);
+/** `true`/`false`/`1`/`0` in a query string; anything else stays and fails validation. */
+export const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' && value.toLowerCase() in BOOLEAN_SPELLINGS ? BOOLEAN_SPELLINGS[value.toLowerCase()] : value);
 
 export class SearchMemoriesQueryDto {
   @IsString()
