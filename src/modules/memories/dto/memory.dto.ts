@@ -68,7 +68,7 @@ export function toMemoryDto(row: MemoryRow): MemoryDto {
     source_episode_ids: row.source_episode_ids ?? [],
     metadata: row.metadata ?? {},
     status: row.status,
-    origin: row.origin ?? 'compile',
+    origin: row.origin,
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
