@@ -11,16 +11,16 @@ import { jsonBodyMiddleware } from 'src/common/http/json-body.middleware';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppConfig } from 'src/config/app-config';
+import { finishOpenApi } from 'src/common/http/openapi-document';
 
-export function buildOpenApi(app: INestApplication): OpenAPIObject {
+/** `tenantHeader`: the configured header name; the checked-in document uses the default. */
+export function buildOpenApi(app: INestApplication, tenantHeader = 'X-Tenant-ID'): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Memory Service')
     .setDescription('Self-hosted memory runtime for AI agents: episodes in, typed memories and token-bounded context out. Contract 0.6.1.')
     .setVersion('0.6.1')
-    .addApiKey({ type: 'apiKey', in: 'header', name: 'X-API-Key' }, 'api_key')
-    .addSecurityRequirements('api_key')
     .build();
-  return SwaggerModule.createDocument(app, config);
+  return finishOpenApi(SwaggerModule.createDocument(app, config), tenantHeader);
 }
 
 /**
@@ -46,7 +46,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     exposedHeaders: ['X-Request-ID', 'Retry-After'],
   });
   app.use(jsonBodyMiddleware(config));
-  const document = buildOpenApi(app);
+  const document = buildOpenApi(app, config.tenantHeader);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
   app.use('/redoc', (req: Request, res: Response, next: NextFunction) => {
     if (req.path === '/redoc.standalone.js') return res.sendFile(REDOC_BUNDLE);
