@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
 import type { MemoryKind, MemoryStatus } from 'src/modules/memories/memory-kinds';
 import { toBool } from './search.dto';
