@@ -51,7 +51,13 @@ export function client(base: string, headers: Record<string, string> = {}): Clie
             res.on('error', reject);
           },
         );
-        req.on('error', (err) => {
+        req.on('error', (err: NodeJS.ErrnoException) => {
+          // The server may close an idle kept-alive socket just as the client reuses it (slow
+          // client steps between calls on a loaded machine): Node's documented case for a retry.
+          if (req.reusedSocket && err.code === 'ECONNRESET') {
+            c.call<T>(method, path, body, expect).then(resolve, reject);
+            return;
+          }
           c.errors++;
           reject(err);
         });

@@ -80,7 +80,8 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   const started = process.hrtime.bigint();
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;
-  await waitFor(`${base}/healthz`, 120000);
+  // Generous: a cold PGlite start takes seconds alone and minutes on a loaded shared machine.
+  await waitFor(`${base}/healthz`, 300000);
   const coldStartMs = Number(process.hrtime.bigint() - started) / 1e6;
   return {
     base,
