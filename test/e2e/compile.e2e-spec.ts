@@ -66,6 +66,54 @@ describe('POST /v1/memories/compile (synchronous)', () => {
     expect(new Date(row.updated_at).getTime()).toBeGreaterThan(new Date(old.updated_at).getTime());
   });
 
+  type Mem = { id: string; kind: string; content: string; status: string; valid_to: string | null; valid_from: string; source_episode_ids: string[] };
+  const timelineMemories = async (subject: string): Promise<Mem[]> => (await request(t.http).get('/v1/timeline').query({ subject_id: subject }).expect(200)).body.memories;
+
+  it('supersedes a fact and its episode summary when the same sentence is compiled again, keeping both in the timeline', async () => {
+    const sentence = 'I prefer tea over coffee';
+    const firstEpisode = await ingestText(t, 'restate', sentence);
+    const first = await compile(t, { subject_id: 'restate' }).expect(200);
+    const secondEpisode = await ingestText(t, 'restate', sentence);
+    const second = await compile(t, { subject_id: 'restate' }).expect(200);
+    expect(second.body.memories.map((m: Mem) => [m.kind, m.status]).sort()).toEqual([
+      ['episode_summary', 'active'],
+      ['profile_fact', 'active'],
+    ]);
+
+    const memories = await timelineMemories('restate');
+    for (const kind of ['profile_fact', 'episode_summary']) {
+      const older = memories.find((m) => m.kind === kind && m.source_episode_ids[0] === firstEpisode)!;
+      const newer = memories.find((m) => m.kind === kind && m.source_episode_ids[0] === secondEpisode)!;
+      expect(older.content).toBe(newer.content);
+      expect(older.id).toBe(first.body.memories.find((m: Mem) => m.kind === kind).id);
+      expect(older).toMatchObject({ status: 'superseded', valid_to: newer.valid_from });
+      expect(newer).toMatchObject({ status: 'active', valid_to: null });
+    }
+    const search = await request(t.http).get('/v1/memories/search').query({ subject_id: 'restate', q: 'tea' }).expect(200);
+    expect(search.body.memories.every((m: Mem) => m.source_episode_ids[0] === secondEpisode)).toBe(true);
+  });
+
+  it('keeps one active episode summary and one superseded when a two-part statement is compiled twice', async () => {
+    const sentence = 'My favorite color is teal and my office is in building 7';
+    for (let i = 0; i < 2; i++) {
+      await ingestText(t, 'restate-2', sentence);
+      await compile(t, { subject_id: 'restate-2' }).expect(200);
+    }
+    const summaries = (await timelineMemories('restate-2')).filter((m) => m.kind === 'episode_summary');
+    expect(summaries.map((m) => m.status).sort()).toEqual(['active', 'superseded']);
+    expect(new Set(summaries.map((m) => m.content)).size).toBe(1);
+  });
+
+  it('gives each fact of a two-clause sentence its own clause as content', async () => {
+    await ingestText(t, 'clauses', 'My name is Juno Marsh and I live in Tromso');
+    const res = await compile(t, { subject_id: 'clauses' }).expect(200);
+    const facts = res.body.memories.filter((m: Mem) => m.kind === 'profile_fact').map((m: Mem & { summary: string }) => [m.content, m.summary]);
+    expect(facts.sort()).toEqual([
+      ['I live in Tromso', 'location: Tromso'],
+      ['My name is Juno Marsh', 'name: Juno Marsh'],
+    ]);
+  });
+
   it('stores a stub embedding of EMBEDDING_DIMENSIONS on every new memory', async () => {
     await ingestText(t, 'vec', 'I live in Lisbon.');
     const res = await compile(t, { subject_id: 'vec' }).expect(200);

@@ -196,6 +196,20 @@ export class MemoriesRepository extends TenantScopedRepository {
       ${filter.limit !== undefined ? sql`LIMIT ${filter.limit}` : raw('')}`);
   }
 
+  /**
+   * Active memories of these kinds whose content is one of `contents`, exactly: what a compile's
+   * new drafts restate among the memories it does not read in full. Bounded like any read.
+   */
+  async activeWithContent(em: EntityManager, scope: TenantScope, subjectId: string, kinds: readonly MemoryKind[], contents: string[], limit: number): Promise<MemoryRow[]> {
+    if (contents.length === 0) return [];
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+      SELECT ${columns('m')} FROM memories m
+      WHERE ${t('m')} AND m.subject_id = ${subjectId} AND m.status = 'active' AND m.kind = ANY(${[...kinds]}::varchar[])
+        AND m.content = ANY(${contents}::text[])
+      ORDER BY m.created_at DESC, m.id DESC
+      LIMIT ${limit}`);
+  }
+
   /** All of a subject's memories (any status) in time order: created_at, then id. */
   async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
     return this.scoped<MemoryRow>(em, scope, (t) => sql`

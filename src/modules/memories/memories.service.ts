@@ -15,6 +15,7 @@ import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import type { CompilerEpisode, ExistingMemory } from './compiler/heuristic-compiler';
+import { restatedMemories } from './compiler/memory-plan';
 import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
 import { MemoryRow, toMemoryDto } from './dto/memory.dto';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
@@ -25,7 +26,7 @@ import { MemoriesRepository, MemoryFilter, NewMemory, SemanticPoolRow, Supersess
 import { MEMORY_COMPILER } from './memory-compiler';
 import type { MemoryCompiler, PlannedCompile, PlannedDraft } from './memory-compiler';
 import { isMemoryKind } from './memory-kinds';
-import type { MemoryStatus } from './memory-kinds';
+import type { MemoryKind, MemoryStatus } from './memory-kinds';
 
 /**
  * Episodes compiled per round. A compile takes rounds until the subject has no uncompiled
@@ -40,6 +41,13 @@ export const COMPILE_BATCH = 2000;
  * and a long history would make every compile read the whole subject.
  */
 const MAX_EXISTING = 5000;
+
+/**
+ * Kinds left out of the conflict candidates, whose restatements the pipeline looks up by
+ * content after planning (restatedMemories); at most this many per round.
+ */
+const RESTATED_KINDS = ['episode_summary'] as const;
+const MAX_RESTATED = 5000;
 
 /**
  * Semantic search with a local embedding ranks a bounded pool (MemoriesRepository.semanticPool):
@@ -140,9 +148,7 @@ export class MemoriesService {
     for (;;) {
       const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, COMPILE_BATCH);
       if (episodes.length === 0) break;
-      const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: ['episode_summary'], limit: MAX_EXISTING });
-      const plan = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
-      const { rows, supersessions } = resolvePlan(subjectId, plan, existing);
+      const { rows, supersessions } = await this.plan(em, scope, subjectId, episodes);
       await this.embedForInsert(rows);
       created.push(...(await this.repo.insertMany(em, scope, rows)));
       await this.repo.supersede(em, scope, supersessions);
@@ -163,11 +169,22 @@ export class MemoriesService {
     const em = this.ds.manager;
     const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, this.compiler.maxEpisodesPerCompile ?? COMPILE_BATCH);
     if (episodes.length === 0) return { episodeIds: [], rows: [], supersessions: [] };
-    const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: ['episode_summary'], limit: MAX_EXISTING });
-    const plan = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
-    const { rows, supersessions } = resolvePlan(subjectId, plan, existing);
+    const { rows, supersessions } = await this.plan(em, scope, subjectId, episodes);
     await this.attachEmbeddings(rows);
     return { episodeIds: episodes.map((e) => e.id), rows, supersessions };
+  }
+
+  /**
+   * Compiles episodes against the subject's active memories, then supersedes the episode
+   * summaries the new drafts restate (compat.md, "Supersession"): those are not among the
+   * candidates the compiler reads, so they are looked up by the drafts' content.
+   */
+  private async plan(em: EntityManager, scope: TenantScope, subjectId: string, episodes: EpisodeRow[]): Promise<{ rows: NewMemory[]; supersessions: Supersession[] }> {
+    const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: [...RESTATED_KINDS], limit: MAX_EXISTING });
+    const planned = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
+    const contents = [...new Set(planned.drafts.filter((d) => d.status === 'active' && isRestatedKind(d.kind)).map((d) => d.content))];
+    const restated = await this.repo.activeWithContent(em, scope, subjectId, RESTATED_KINDS, contents, MAX_RESTATED);
+    return resolvePlan(subjectId, restatedMemories(planned, restated.map(toExistingMemory)), [...existing, ...restated]);
   }
 
   /**
@@ -341,6 +358,10 @@ function toCompilerEpisode(e: EpisodeRow): CompilerEpisode {
     metadata: e.metadata ?? {},
     created_at: e.created_at,
   };
+}
+
+function isRestatedKind(kind: MemoryKind): boolean {
+  return (RESTATED_KINDS as readonly MemoryKind[]).includes(kind);
 }
 
 function toExistingMemory(m: MemoryRow): ExistingMemory {

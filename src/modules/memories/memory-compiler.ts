@@ -8,20 +8,11 @@ import type { ModelGateway } from './llm/model-gateway';
 /** The compiler the pipeline runs (COMPILER_TYPE); the llm compiler slots in behind this token. */
 export const MEMORY_COMPILER = Symbol('MEMORY_COMPILER');
 
-/** A draft that a later draft of the same compile replaced (the llm compiler says which one). */
-export interface PlannedDraft extends MemoryDraft {
-  replaced_by_draft?: number;
-}
+/** A draft as a compiler plans it (`replaced_by_draft`: the later draft that replaced it). */
+export type PlannedDraft = MemoryDraft;
 
-/**
- * What a compiler returns: drafts to store and existing memories to supersede. `by_draft` names
- * the draft that replaces a superseded memory when the compiler knows it (llm); without it the
- * pipeline finds the replacement by kind and attribute key (heuristic).
- */
-export interface PlannedCompile extends CompilePlan {
-  drafts: PlannedDraft[];
-  supersede: { id: string; valid_to: Date; by_draft?: number }[];
-}
+/** What a compiler returns: drafts to store and existing memories to supersede (see CompilePlan). */
+export type PlannedCompile = CompilePlan;
 
 /**
  * Turns a subject's new episodes into memory drafts and the supersessions of existing memories.

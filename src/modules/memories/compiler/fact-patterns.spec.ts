@@ -26,6 +26,21 @@ describe('extractFacts: who the customer is', () => {
   });
 });
 
+describe('extractFacts: one clause per fact', () => {
+  const clauses = (sentence: string): string[] => extractFacts(sentence).map((f) => f.clause);
+  it.each([
+    ['My name is Juno Marsh and I live in Tromso', ['My name is Juno Marsh', 'I live in Tromso']],
+    ["My name is Juno Marsh and I'm on the Pro plan.", ['My name is Juno Marsh', "I'm on the Pro plan."]],
+    ['Hi, my name is Juno Marsh.', ['My name is Juno Marsh.']],
+    ['My favorite color is teal and my office is in building 7', ['My favorite color is teal']],
+    ["I'm on the Pro plan, can I upgrade?", ["I'm on the Pro plan"]],
+    ["I'm the CTO at Initech", ["I'm the CTO at Initech", "I'm the CTO at Initech"]],
+    ['I live in Oslo; my manager is Dana Scully.', ['I live in Oslo', 'My manager is Dana Scully.']],
+  ])('%s', (sentence, expected) => {
+    expect(clauses(sentence)).toEqual(expected);
+  });
+});
+
 describe('extractFacts: work, plan and place', () => {
   it.each([
     ["I'm the CTO at Initech.", ['profile:role = CTO', 'profile:company = Initech']],

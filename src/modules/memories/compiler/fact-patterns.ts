@@ -131,39 +131,86 @@ function runRules(rules: RuleIndex, clause: string): Hit[] {
  * ("in my spare time I like to paint" is a hobby, not also a liking), and a fact refined in the
  * same sentence ("Oscar, my guinea pig" names the pet) drops its unrefined twin.
  */
-function resolveHits(hits: Hit[]): FactMatch[] {
+function resolveHits(hits: Hit[]): Hit[] {
   const specific = hits.filter((h) => !h.generic);
   const kept = hits
     .filter((h) => !h.generic || !specific.some((s) => h.start >= s.start && h.start < s.end))
     .sort((a, b) => a.start - b.start);
   const seen = new Set<string>();
-  const out: FactMatch[] = [];
+  const out: Hit[] = [];
   for (const hit of kept) {
     const id = `${hit.fact.key}\u0000${hit.fact.value.toLowerCase()}`;
     if (seen.has(id)) continue;
     if (kept.some((other) => other.fact.key.startsWith(`${hit.fact.key}:`))) continue;
     seen.add(id);
-    out.push(hit.fact);
+    out.push(hit);
   }
   return out;
+}
+
+/** A fact with the clause that states it: the memory's content. */
+export interface StatedFact extends FactMatch {
+  clause: string;
+}
+
+const FIRST_PERSON = String.raw`(?:i|i'm|im|i've|ive|i'd|i'll|my|we|we're|we've|our)\b`;
+/**
+ * Where a new first-person clause starts: after `;`, or after a comma or a conjunction that
+ * is followed by I/my/we ("My name is Juno Marsh and I live in Tromso").
+ */
+const CLAUSE_BREAK = new RegExp(String.raw`\s*;\s*|,?\s+(?:and|but|while|whereas|plus|so)\s+(?=${FIRST_PERSON})|,\s+(?=${FIRST_PERSON})`, 'giu');
+
+/**
+ * One fact per clause (compat.md): a fact's content is the clause it was said in, from the
+ * clause holding its trigger through the one holding its value (a value may run on: "I like
+ * tea, and my mum's scones"). A one-clause part keeps its text whole.
+ */
+function clauseOf(part: string, hit: Hit): string {
+  const starts = [0];
+  CLAUSE_BREAK.lastIndex = 0;
+  for (let m = CLAUSE_BREAK.exec(part); m !== null; m = CLAUSE_BREAK.exec(part)) {
+    if (m[0].length === 0) {
+      CLAUSE_BREAK.lastIndex++;
+      continue;
+    }
+    if (m.index > 0 && m.index + m[0].length < part.length) starts.push(m.index + m[0].length);
+  }
+  if (starts.length === 1) return part;
+  const valueAt = part.toLowerCase().indexOf(hit.fact.value.toLowerCase(), hit.start);
+  const last = valueAt < 0 ? hit.start : valueAt + hit.fact.value.length - 1;
+  const first = starts.filter((at) => at <= hit.start).at(-1) ?? 0;
+  const next = starts.find((at) => at > last);
+  const end = next === undefined ? part.length : breakBefore(part, next);
+  const clause = part.slice(first, end).trim();
+  return clause.charAt(0).toUpperCase() + clause.slice(1);
+}
+
+/** Where the clause ending before `nextStart` ends: before its separator (", and ", "; "). */
+function breakBefore(part: string, nextStart: number): number {
+  CLAUSE_BREAK.lastIndex = 0;
+  for (let m = CLAUSE_BREAK.exec(part); m !== null; m = CLAUSE_BREAK.exec(part)) {
+    if (m.index + m[0].length === nextStart) return m.index;
+    if (m[0].length === 0) CLAUSE_BREAK.lastIndex++;
+  }
+  return nextStart;
 }
 
 function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** Facts the speaker states about themselves in one (already normalised) sentence. */
-export function extractFacts(sentence: string): FactMatch[] {
-  const out: FactMatch[] = [];
-  for (const clause of statementParts(sentence)) {
-    out.push(...resolveHits(runRules(SUBJECT_RULES, clause)));
+/** Facts the speaker states about themselves in one (already normalised) sentence, each with its clause. */
+export function extractFacts(sentence: string): StatedFact[] {
+  const out: StatedFact[] = [];
+  for (const part of statementParts(sentence)) {
+    for (const hit of resolveHits(runRules(SUBJECT_RULES, part))) out.push({ ...hit.fact, clause: clauseOf(part, hit) });
   }
   return out;
 }
 
 /** Facts an agent confirms it changed on the customer's account, from one agent sentence. */
 export function extractAgentFacts(sentence: string): FactMatch[] {
-  return resolveHits(runRules(CONFIRMATION_RULES, sentence.trim()));
+  return resolveHits(runRules(CONFIRMATION_RULES, sentence.trim())).map((h) => h.fact);
 }
 
 const ANSWER_PREFIX = /^(?:(?:sure|yes|yeah|yep|ok(?:ay)?|of\s+course|absolutely)[,!.]?\s+)?(?:it'?s\s+|its\s+|i'?m\s+|im\s+|this\s+is\s+|my\s+name\s+is\s+|name'?s\s+|that'?s\s+|that\s+would\s+be\s+|we'?re\s+(?:with|at|on)\s+|i'?m\s+(?:with|at|on)\s+)?/i;

@@ -6,6 +6,7 @@ import {
   MemoryDraft,
   compileHeuristic,
 } from './heuristic-compiler';
+import { restatedMemories } from './memory-plan';
 
 const T0 = Date.UTC(2024, 2, 1, 9, 0, 0);
 const HOUR = 3_600_000;
@@ -74,6 +75,25 @@ describe('compileHeuristic: wire shape existing clients rely on', () => {
     expect(summary.source_episode_ids).toEqual([ep.id]);
   });
 
+  it('gives each fact of a sentence its own clause as content', () => {
+    const plan = compileHeuristic([chat([['user', 'My name is Juno Marsh and I live in Tromso']], 0)], []);
+    expect(ofKind(plan, 'profile_fact').map((d) => [d.content, d.summary])).toEqual([
+      ['My name is Juno Marsh', 'name: Juno Marsh'],
+      ['I live in Tromso', 'location: Tromso'],
+    ]);
+  });
+
+  it('lets a restated episode summary in a later compile supersede the earlier one', () => {
+    const text = 'My favorite color is teal and my office is in building 7';
+    const first = compileHeuristic([chat([['user', text]], 0)], []);
+    const [summary] = ofKind(first, 'episode_summary');
+    const stored = { id: 's1', kind: summary.kind, content: summary.content, summary: summary.summary, attribute_key: null, valid_from: summary.valid_from };
+    const again = restatedMemories(compileHeuristic([chat([['user', text]], 2)], []), [stored]);
+    const [newer] = ofKind(again, 'episode_summary');
+    expect(newer).toMatchObject({ content: summary.content, status: 'active' });
+    expect(again.supersede).toEqual([{ id: 's1', valid_to: new Date(T0 + 2 * HOUR), by_draft: again.drafts.indexOf(newer) }]);
+  });
+
   it('yields one summary per conversation episode, at most 400 characters', () => {
     const long = 'I have a question about my account. '.repeat(40);
     const plan = compileHeuristic([chat([['user', long], ['assistant', long]], 0), chat([['user', 'Another topic entirely']], 1)], []);
@@ -120,7 +140,7 @@ describe('compileHeuristic: support transcripts', () => {
     expect(enterprise?.status).toBe('active');
     expect(enterprise?.attribute_key).toBe('profile:plan');
     expect(enterprise?.metadata.confirmed_by).toBe('agent');
-    expect(second.supersede).toEqual([{ id: pro?.id, valid_to: new Date(T0 + 48 * HOUR) }]);
+    expect(second.supersede).toEqual([{ id: pro?.id, valid_to: new Date(T0 + 48 * HOUR), by_draft: second.drafts.indexOf(enterprise!) }]);
   });
 
   it('replaces the email when the customer gives a new one, and ignores the agent repeating it', () => {
@@ -251,10 +271,20 @@ describe('compileHeuristic: preferences', () => {
     ]);
   });
 
-  it('creates nothing new for a preference stated again', () => {
+  it('lets a preference stated again in a later compile supersede the earlier memory', () => {
     const first = compileHeuristic([chat([['user', 'I love sushi!']], 0)], []);
-    const again = compileHeuristic([chat([['user', 'I really love sushi.']], 1)], applied([], first, 'r1'));
-    expect(ofKind(again, 'profile_fact')).toEqual([]);
+    const known = applied([], first, 'r1');
+    const earlier = known.find((m) => m.kind === 'profile_fact');
+    const again = compileHeuristic([chat([['user', 'I really love sushi.']], 1)], known);
+    const [restated] = ofKind(again, 'profile_fact');
+    expect(restated).toMatchObject({ summary: 'likes: sushi', status: 'active', valid_to: null });
+    expect(restated.metadata.supersedes).toEqual([earlier?.id]);
+    expect(again.supersede).toEqual([{ id: earlier?.id, valid_to: new Date(T0 + HOUR), by_draft: again.drafts.indexOf(restated) }]);
+  });
+
+  it('keeps a preference said twice in one conversation as one memory', () => {
+    const plan = compileHeuristic([chat([['user', 'I love sushi.'], ['assistant', 'Noted!'], ['user', 'Did I say I love sushi? I love sushi.']], 0)], []);
+    expect(ofKind(plan, 'profile_fact').map((d) => [d.summary, d.status])).toEqual([['likes: sushi', 'active']]);
   });
 });
 

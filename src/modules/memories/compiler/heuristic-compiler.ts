@@ -58,11 +58,18 @@ export interface MemoryDraft {
   valid_to: Date | null;
   status: 'active' | 'superseded';
   metadata: Record<string, unknown>;
+  /** Index of the later draft of the same compile that replaced this one. */
+  replaced_by_draft?: number;
 }
 
+/**
+ * Drafts to store and existing memories to supersede. `by_draft` names the draft that replaces
+ * a superseded memory when the compiler knows it; without it the pipeline finds the
+ * replacement by kind and attribute key.
+ */
 export interface CompilePlan {
   drafts: MemoryDraft[];
-  supersede: { id: string; valid_to: Date }[];
+  supersede: { id: string; valid_to: Date; by_draft?: number }[];
 }
 
 export const HEURISTIC_COMPILER_VERSION = 'heuristic-1';
@@ -180,7 +187,7 @@ function subjectFacts(episode: CompilerEpisode, message: Message, previous: Mess
   for (const sentence of message.sentences) {
     for (const fact of extractFacts(sentence)) {
       keys.add(fact.key);
-      out.push(factDraft(episode, message, sentence, fact));
+      out.push(factDraft(episode, message, fact.clause, fact));
     }
   }
   // "What's your email?" → "juno@x.io": the answer alone is the fact.
@@ -331,7 +338,7 @@ function documentCandidates(episode: CompilerEpisode): MemoryDraft[] {
   };
   const out: MemoryDraft[] = [];
   if (side === 'subject') {
-    for (const sentence of message.sentences) out.push(...extractFacts(sentence).map((f) => factDraft(episode, message, sentence, f)));
+    for (const sentence of message.sentences) out.push(...extractFacts(sentence).map((f) => factDraft(episode, message, f.clause, f)));
     out.push(...instructionDrafts(episode, message));
   }
   out.push(...howToDrafts(episode, message, undefined));
@@ -356,12 +363,13 @@ function scalarText(payload: unknown): string {
   return parts.join(', ');
 }
 
-function factDraft(episode: CompilerEpisode, message: Message, sentence: string, fact: FactMatch): MemoryDraft {
+/** `statement`: the customer's own words that state the fact (its clause, or a short answer). */
+function factDraft(episode: CompilerEpisode, message: Message, statement: string, fact: FactMatch): MemoryDraft {
   const { name, slug } = message.speaker;
   return draft(
     episode,
     'profile_fact',
-    name === null ? sentence : `${name}: ${sentence}`,
+    name === null ? statement : `${name}: ${statement}`,
     name === null ? `${fact.label}: ${fact.value}` : `${name} — ${fact.label}: ${fact.value}`,
     fact.confidence,
     slug === null ? fact.key : `${fact.key}@${slug}`,

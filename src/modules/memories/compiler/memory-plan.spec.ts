@@ -1,5 +1,5 @@
 import type { ExistingMemory, MemoryDraft } from './heuristic-compiler';
-import { planMemories } from './memory-plan';
+import { planMemories, restatedMemories } from './memory-plan';
 
 const day = (n: number): Date => new Date(Date.UTC(2024, 0, n));
 
@@ -25,7 +25,7 @@ function known(id: string, at: number, key: string | null, summary: string, cont
 describe('planMemories', () => {
   it('supersedes an existing memory with the same kind and key', () => {
     const plan = planMemories([known('m1', 1, 'profile:plan', 'plan: Pro')], [fact('e2', 5, 'profile:plan', 'plan: Enterprise')]);
-    expect(plan.supersede).toEqual([{ id: 'm1', valid_to: day(5) }]);
+    expect(plan.supersede).toEqual([{ id: 'm1', valid_to: day(5), by_draft: 0 }]);
     expect(plan.drafts).toHaveLength(1);
     expect(plan.drafts[0].status).toBe('active');
     expect(plan.drafts[0].metadata.supersedes).toEqual(['m1']);
@@ -48,30 +48,44 @@ describe('planMemories', () => {
     expect(plan.drafts.map((d) => d.status)).toEqual(['superseded', 'superseded', 'active']);
   });
 
-  it('creates nothing for a restated fact already known', () => {
+  it('supersedes a known fact with its restatement, which leaves a visible history', () => {
     const plan = planMemories([known('m1', 1, 'profile:name', 'name: Juno Marsh')], [fact('e2', 2, 'profile:name', 'Name: juno marsh!', 'I am Juno Marsh')]);
-    expect(plan).toEqual({ drafts: [], supersede: [] });
+    expect(plan.supersede).toEqual([{ id: 'm1', valid_to: day(2), by_draft: 0 }]);
+    expect(plan.drafts).toMatchObject([{ content: 'I am Juno Marsh', status: 'active', metadata: { supersedes: ['m1'] } }]);
   });
 
   it('sees the same value in other words as a restatement', () => {
     const plan = planMemories([known('m1', 1, 'preference:danc', 'likes: dancing')], [fact('e2', 2, 'preference:danc', 'likes: all dances')]);
-    expect(plan.drafts).toEqual([]);
+    expect(plan.supersede.map((s) => s.id)).toEqual(['m1']);
   });
 
-  it('merges the provenance of a restatement within the batch', () => {
+  it('supersedes a draft restated by a later episode of the same batch', () => {
     const plan = planMemories([], [fact('e1', 1, 'profile:name', 'name: Juno'), fact('e2', 2, 'profile:name', 'name: Juno')]);
-    expect(plan.drafts).toHaveLength(1);
-    expect(plan.drafts[0].source_episode_ids).toEqual(['e1', 'e2']);
+    expect(plan.drafts.map((d) => [d.source_episode_ids, d.status, d.valid_to, d.replaced_by_draft])).toEqual([
+      [['e1'], 'superseded', day(2), 1],
+      [['e2'], 'active', null, undefined],
+    ]);
   });
 
-  it('treats the same content of the same kind as a duplicate unless both keys differ', () => {
+  it('keeps one memory for a statement repeated within the same episode', () => {
+    const plan = planMemories([], [fact('e1', 1, 'profile:name', 'name: Juno'), fact('e1', 1, 'profile:name', 'name: Juno', 'Juno, I said')]);
+    expect(plan.drafts).toHaveLength(1);
+  });
+
+  it('keeps an older restatement than the known memory as history', () => {
+    const plan = planMemories([known('m1', 10, 'profile:name', 'name: Juno')], [fact('e0', 3, 'profile:name', 'name: Juno')]);
+    expect(plan.supersede).toEqual([]);
+    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10) });
+  });
+
+  it('treats the same content of the same kind as a restatement unless both keys differ', () => {
     const sameContent = planMemories([known('m1', 1, null, 'anything', 'My name is Juno')], [fact('e2', 2, 'profile:name', 'name: Juno', 'My name is Juno')]);
-    expect(sameContent.drafts).toEqual([]);
+    expect(sameContent.supersede.map((s) => s.id)).toEqual(['m1']);
     const twoFacts = planMemories(
       [],
       [fact('e1', 1, 'profile:role', 'role: CTO', "I'm the CTO at Initech"), fact('e1', 1, 'profile:company', 'company: Initech', "I'm the CTO at Initech")],
     );
-    expect(twoFacts.drafts).toHaveLength(2);
+    expect(twoFacts.drafts.map((d) => d.status)).toEqual(['active', 'active']);
   });
 
   it('never lets null keys overlap', () => {
@@ -90,5 +104,28 @@ describe('planMemories', () => {
     const plan = planMemories([known('m1', 10, 'profile:plan', 'plan: Enterprise')], [fact('e0', 3, 'profile:plan', 'plan: Pro')]);
     expect(plan.supersede).toEqual([]);
     expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10) });
+  });
+
+  describe('restatedMemories', () => {
+    const summary = (episode: string, at: number, content: string): MemoryDraft => ({ ...fact(episode, at, null, content), kind: 'episode_summary' });
+    const stored = (id: string, at: number, content: string): ExistingMemory => ({ ...known(id, at, null, content), kind: 'episode_summary' });
+
+    it('supersedes stored memories whose content an active draft restates, in any case or spacing', () => {
+      const plan = restatedMemories({ drafts: [summary('e2', 5, 'user: I prefer tea.')], supersede: [] }, [stored('s1', 1, 'User:  i prefer tea')]);
+      expect(plan.supersede).toEqual([{ id: 's1', valid_to: day(5), by_draft: 0 }]);
+      expect(plan.drafts[0]).toMatchObject({ status: 'active', metadata: { supersedes: ['s1'] } });
+    });
+
+    it('keeps a draft older than the memory it restates as history, and ignores other kinds and contents', () => {
+      const plan = restatedMemories({ drafts: [summary('e0', 1, 'user: hi'), fact('e1', 9, null, 'user: bye')], supersede: [] }, [
+        stored('s1', 5, 'user: hi'),
+        stored('s2', 5, 'user: bye'),
+      ]);
+      expect(plan.supersede).toEqual([]);
+      expect(plan.drafts.map((d) => [d.status, d.valid_to])).toEqual([
+        ['superseded', day(5)],
+        ['active', null],
+      ]);
+    });
   });
 });

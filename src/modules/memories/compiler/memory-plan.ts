@@ -1,13 +1,19 @@
 /**
- * Conflict resolution of compilation: which drafts are new, which restate something known
- * (dropped), and which replace an older memory (the older one is superseded).
+ * Conflict resolution of compilation: which drafts are new, which restate something known,
+ * and which replace an older memory (the older one is superseded).
  *
- * Overlap: same kind and same non-null attribute_key. The memory with the later valid_from
- * stays active; the other gets status `superseded` and valid_to = the newer one's valid_from.
- * Duplicate: same kind, attribute keys not different non-null values, and either the same
- * normalised summary under the same key (stems, no articles: "likes: Dance" = "likes: dancing")
- * or the same normalised content. A duplicate creates
- * nothing; within one batch its episodes are added to the earlier draft's provenance.
+ * Overlap: same kind and same non-null attribute_key. Restatement: same kind, attribute keys
+ * not different non-null values, and either the same normalised summary under the same key
+ * (stems, no articles: "likes: Dance" = "likes: dancing") or the same normalised content.
+ * Both are resolved the same way (compat.md, "Supersession": restating leaves a visible
+ * history): the memory with the later valid_from stays active; the other gets status
+ * `superseded` and valid_to = the newer one's valid_from. A restatement drawn from the same
+ * episodes as a draft of this batch (a customer repeating themselves within one conversation)
+ * is the same statement: it creates nothing.
+ *
+ * Episode summaries are not among the active memories a compile reads (one per episode, so
+ * many); the pipeline looks up the few whose content the new drafts restate and applies
+ * `restatedMemories` after planning.
  */
 import { comparable, normalisedValue } from './compiler-text';
 import type { CompilePlan, ExistingMemory, MemoryDraft } from './heuristic-compiler';
@@ -65,7 +71,7 @@ class EntryIndex {
   }
 }
 
-function push(map: Map<string, Entry[]>, key: string, entry: Entry): void {
+function push<T>(map: Map<string, T[]>, key: string, entry: T): void {
   const list = map.get(key);
   if (list === undefined) map.set(key, [entry]);
   else list.push(entry);
@@ -91,16 +97,13 @@ export function planMemories(existing: ExistingMemory[], candidates: MemoryDraft
     });
   }
   const drafts: MemoryDraft[] = [];
-  const supersede = new Map<string, Date>();
+  const supersede = new Map<string, { valid_to: Date; by_draft: number }>();
 
   for (const candidate of candidates) {
     const entry = entryOf(candidate);
     const duplicate = index.duplicateOf(entry);
-    if (duplicate !== undefined) {
-      if (duplicate.draft !== null) mergeProvenance(duplicate.draft, candidate);
-      continue;
-    }
-    const rivals = index.rivalsOf(entry);
+    if (duplicate?.draft != null && sameSources(duplicate.draft, candidate)) continue;
+    const rivals = [...new Set([...(duplicate === undefined ? [] : [duplicate]), ...index.rivalsOf(entry)])];
     const newer = rivals.filter((known) => known.validFrom.getTime() > entry.validFrom.getTime());
     if (newer.length > 0) {
       // Older news than what is known (e.g. imported history): keep it as history only.
@@ -108,28 +111,61 @@ export function planMemories(existing: ExistingMemory[], candidates: MemoryDraft
       candidate.valid_to = new Date(Math.min(...newer.map((known) => known.validFrom.getTime())));
       entry.active = false;
     } else {
-      for (const rival of rivals) retire(rival, entry.validFrom, supersede, candidate);
+      for (const rival of rivals) retire(rival, entry.validFrom, supersede, candidate, drafts.length);
     }
     index.add(entry);
     drafts.push(candidate);
   }
-  return { drafts, supersede: [...supersede].map(([id, valid_to]) => ({ id, valid_to })) };
+  return { drafts, supersede: [...supersede].map(([id, s]) => ({ id, ...s })) };
 }
 
-function retire(rival: Entry, at: Date, supersede: Map<string, Date>, by: MemoryDraft): void {
+/**
+ * Existing memories that active drafts restate (same kind, same normalised content), to
+ * supersede: for the kinds a compile does not read in full (episode summaries). A draft older
+ * than the memory it restates is kept as history instead, like older news in planMemories.
+ */
+export function restatedMemories(plan: CompilePlan, restated: readonly ExistingMemory[]): CompilePlan {
+  const pending = new Map<string, ExistingMemory[]>();
+  const already = new Set(plan.supersede.map((s) => s.id));
+  for (const m of restated) if (!already.has(m.id)) push(pending, `${m.kind}\u0000${comparable(m.content)}`, m);
+  const supersede = [...plan.supersede];
+  plan.drafts.forEach((draft, i) => {
+    if (draft.status !== 'active') return;
+    const key = `${draft.kind}\u0000${comparable(draft.content)}`;
+    const known = pending.get(key);
+    if (known === undefined) return;
+    pending.delete(key);
+    const newest = Math.max(...known.map((m) => m.valid_from.getTime()));
+    if (newest > draft.valid_from.getTime()) {
+      draft.status = 'superseded';
+      draft.valid_to = new Date(newest);
+      return;
+    }
+    for (const m of known) supersede.push({ id: m.id, valid_to: draft.valid_from, by_draft: i });
+    addSupersedes(draft, known.map((m) => m.id));
+  });
+  return { drafts: plan.drafts, supersede };
+}
+
+function retire(rival: Entry, at: Date, supersede: Map<string, { valid_to: Date; by_draft: number }>, by: MemoryDraft, byDraft: number): void {
   rival.active = false;
   if (rival.draft !== null) {
     rival.draft.status = 'superseded';
     rival.draft.valid_to = at;
+    rival.draft.replaced_by_draft = byDraft;
   } else if (rival.existingId !== null) {
-    supersede.set(rival.existingId, at);
-    const ids = Array.isArray(by.metadata.supersedes) ? (by.metadata.supersedes as string[]) : [];
-    by.metadata.supersedes = [...ids, rival.existingId];
+    supersede.set(rival.existingId, { valid_to: at, by_draft: byDraft });
+    addSupersedes(by, [rival.existingId]);
   }
 }
 
-function mergeProvenance(target: MemoryDraft, restated: MemoryDraft): void {
-  for (const id of restated.source_episode_ids) {
-    if (!target.source_episode_ids.includes(id)) target.source_episode_ids.push(id);
-  }
+/** `metadata.supersedes`: the ids of the stored memories a draft replaces, for readers of one memory. */
+function addSupersedes(draft: MemoryDraft, ids: string[]): void {
+  const known = Array.isArray(draft.metadata.supersedes) ? (draft.metadata.supersedes as string[]) : [];
+  draft.metadata.supersedes = [...known, ...ids.filter((id) => !known.includes(id))];
+}
+
+/** Drawn from episodes the earlier draft already cites: the same statement, not a restatement. */
+function sameSources(earlier: MemoryDraft, candidate: MemoryDraft): boolean {
+  return candidate.source_episode_ids.every((id) => earlier.source_episode_ids.includes(id));
 }
