@@ -12,8 +12,10 @@ interface Bundle {
   provenance: { fact_ids: string[]; summary_ids: string[]; procedure_ids: string[]; episode_ids: string[] };
   assembled_context: string;
   token_estimate: number;
-  sessions: string[];
+  sessions: { session_id: string; episode_count: number; first_at: string; last_at: string }[];
 }
+
+const sessionIds = (b: Bundle) => b.sessions.map((s) => s.session_id);
 
 const turn = (subject_id: string, content: string, over: Record<string, unknown> = {}) => ({
   subject_id,
@@ -83,7 +85,7 @@ describe('POST /v1/context', () => {
     expect(summaries.length).toBeGreaterThan(0);
     expect(b.procedures.map((m) => m.content)).toEqual(['To fix wifi drops: restart the router, then update its firmware.']);
     expect(b.episodes.map((e) => (e.payload.messages as { content: string }[])[0].content)).toContain('The wifi dropped again during my video call today.');
-    expect(b.sessions).toEqual(['s1', 's2']);
+    expect(sessionIds(b)).toEqual(['s1', 's2']);
     expect(b.token_estimate).toBe(countTokens(b.assembled_context));
     for (const m of [...b.facts, ...b.procedures]) expect(b.assembled_context).toContain(m.content.replace(/\s+/g, ' ').slice(0, 30));
   });
@@ -133,7 +135,24 @@ describe('POST /v1/context', () => {
     expect(plain.provenance.episode_ids).not.toContain(ids[2]);
     const roomy = await context(t, { subject_id: 'sess', task: 'invoice', session_id: 'live' });
     expect(roomy.provenance.episode_ids).toEqual(expect.arrayContaining(ids));
-    expect(roomy.sessions).toEqual(['live', 'old']);
+    expect(sessionIds(roomy)).toEqual(['live', 'old']);
+  });
+
+  it('describes each session of the included episodes as an object with its episode count and first and last times', async () => {
+    const ids = await ingest(t, [
+      turn('sess-objects', 'The API returns 502 on bulk upload.', { session_id: 'api-1' }),
+      turn('sess-objects', 'Bulk upload of 10k rows still returns 502.', { session_id: 'api-1' }),
+      turn('sess-objects', 'Please send the invoice to finance@example.com.', { session_id: 'billing-1' }),
+    ]);
+    const [created] = await t.ds.query(`SELECT to_json(min(created_at)) AS first, to_json(max(created_at)) AS last FROM episodes WHERE id = ANY($1::uuid[])`, [ids.slice(0, 2)]);
+    const b = await context(t, { subject_id: 'sess-objects', task: 'bulk upload 502 and the invoice' });
+    expect(b.provenance.episode_ids.sort()).toEqual([...ids].sort());
+    expect(b.sessions).toEqual([
+      { session_id: 'api-1', episode_count: 2, first_at: expect.any(String), last_at: expect.any(String) },
+      { session_id: 'billing-1', episode_count: 1, first_at: expect.any(String), last_at: expect.any(String) },
+    ]);
+    expect(Date.parse(b.sessions[0].first_at)).toBe(Date.parse(created.first));
+    expect(Date.parse(b.sessions[0].last_at)).toBe(Date.parse(created.last));
   });
 
   it('ranks an expired memory below a valid one', async () => {

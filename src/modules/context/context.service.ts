@@ -12,6 +12,7 @@ import { MemoriesService } from 'src/modules/memories/memories.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
 import { assembleContext } from './assemble';
+import { bundleSessions } from './bundle-sessions';
 import { ContextCandidate, ContextLabel } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
 
@@ -103,7 +104,6 @@ export class ContextService {
     const summaries = ofLabel('episode_summary').map((c) => memoriesById.get(c.id)!);
     const procedures = ofLabel('procedure').map((c) => memoriesById.get(c.id)!);
     const episodes = ofLabel('raw_episode').map((c) => episodesById.get(c.id)!);
-    const sessions = new Set(packed.included.map((c) => c.session_id).filter((s): s is string => s !== null));
 
     return {
       subject_id: dto.subject_id,
@@ -119,7 +119,7 @@ export class ContextService {
       },
       assembled_context: packed.assembled_context,
       token_estimate: packed.token_estimate,
-      sessions: [...sessions].sort(),
+      sessions: bundleSessions(packed.included),
     };
   }
 }

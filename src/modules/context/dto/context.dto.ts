@@ -36,6 +36,17 @@ export class ContextProvenanceDto {
   episode_ids: string[];
 }
 
+/** A session of the episodes in the bundle; figures cover the bundle's episodes of it. */
+export class ContextSessionDto {
+  session_id: string;
+  /** Episodes of the session in the bundle, raw or summarised. */
+  episode_count: number;
+  /** Time of the earliest of those episodes. */
+  first_at: string;
+  /** Time of the latest of those episodes. */
+  last_at: string;
+}
+
 export class ContextBundleDto {
   subject_id: string;
   task: string;
@@ -49,6 +60,6 @@ export class ContextBundleDto {
   assembled_context: string;
   /** cl100k tokens of `assembled_context`; never more than `max_tokens`. */
   token_estimate: number;
-  /** Sessions of the episodes in the bundle (raw or summarised), sorted. */
-  sessions: string[];
+  /** Sessions of the episodes in the bundle (raw or summarised), sorted by session id. */
+  sessions: ContextSessionDto[];
 }
