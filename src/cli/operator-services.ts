@@ -1,5 +1,6 @@
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
+import { ReadRouter } from 'src/db/read-replicas';
 import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { AdminService } from 'src/modules/admin/admin.service';
 import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
@@ -21,8 +22,10 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
   const db = await openDatabase(config);
   progress(`database: ${db.engine} ${db.location}`);
   try {
-    const admin = new AdminService(db.dataSource, new AdminRepository());
-    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), admin);
+    // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
+    const reads = ReadRouter.primaryOnly(db.dataSource);
+    const admin = new AdminService(db.dataSource, new AdminRepository(), reads);
+    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), admin, reads);
     return await fn({ admin, snapshots });
   } finally {
     await db.close();

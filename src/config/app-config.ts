@@ -10,6 +10,9 @@ export interface AppConfig {
   databaseIdleInTransactionTimeoutMs: number;
   databaseQueryTimeoutMs: number;
   databaseKeepaliveIdleMs: number;
+  readReplicaUrls: string[];
+  readReplicaMaxLagMs: number;
+  readYourWritesWindowMs: number;
   autoMigrate: boolean;
   host: string;
   port: number;
@@ -169,6 +172,18 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (otelHeaders === null) problems.push('SERVICE_OTEL_EXPORTER_OTLP_HEADERS must be a list like key=value,key2=value2');
   const mcpTenant = String(values.get('MCP_TENANT') ?? '');
   if (mcpTenant.length > 256) problems.push('SERVICE_MCP_TENANT must be at most 256 characters');
+  const replicaUrls: string[] = [];
+  for (const raw of (values.get('READ_REPLICA_URLS') as string[] | undefined) ?? []) {
+    const url = normaliseDatabaseUrl(raw);
+    if (typeof url === 'object') problems.push(url.problem.replace('SERVICE_DATABASE_URL', 'each of SERVICE_READ_REPLICA_URLS'));
+    else if (url) replicaUrls.push(url);
+  }
+  if (replicaUrls.length > 0 && !dbUrl) {
+    problems.push('SERVICE_READ_REPLICA_URLS needs SERVICE_DATABASE_URL: read replicas are PostgreSQL streaming replicas of it, and the embedded engine (PGlite) has none. Unset SERVICE_READ_REPLICA_URLS or move to PostgreSQL.');
+  }
+  if (replicaUrls.length > 0 && Number(values.get('READ_YOUR_WRITES_WINDOW')) <= Number(values.get('READ_REPLICA_MAX_LAG'))) {
+    problems.push('SERVICE_READ_YOUR_WRITES_WINDOW must be longer than SERVICE_READ_REPLICA_MAX_LAG: after the window a write is assumed replayed by every replica in use.');
+  }
   if (problems.length > 0) throw new ConfigError(problems);
 
   const get = <T extends Parsed>(name: string) => values.get(name) as T;
@@ -183,6 +198,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     databaseIdleInTransactionTimeoutMs: get<number>('DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS'),
     databaseQueryTimeoutMs: get<number>('DATABASE_QUERY_TIMEOUT_MS'),
     databaseKeepaliveIdleMs: get<number>('DATABASE_KEEPALIVE_IDLE_MS'),
+    readReplicaUrls: Object.freeze(replicaUrls) as string[],
+    readReplicaMaxLagMs: Math.round(get<number>('READ_REPLICA_MAX_LAG') * 1000),
+    readYourWritesWindowMs: Math.round(get<number>('READ_YOUR_WRITES_WINDOW') * 1000),
     autoMigrate: autoMigrate === 'auto' ? databaseUrl === null : autoMigrate === 'true',
     host: get<string>('HOST'),
     port: get<number>('PORT'),

@@ -4,7 +4,8 @@ import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Client } from 'pg';
-import { DataSource, DataSourceOptions } from 'typeorm';
+import { DataSource } from 'typeorm';
+import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { lockDataDir } from './data-dir-lock';
 import { ENTITIES } from './entities';
 
@@ -66,7 +67,7 @@ export class TimeLimitedClient extends Client {
  * PGlite runs on this process's own thread, so a statement there cannot outlive the event loop,
  * and its single session must never be cut mid-transaction.
  */
-function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
+export function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
   const keepalive = t.databaseKeepaliveIdleMs ?? 0;
   return {
     Client: TimeLimitedClient,
@@ -77,7 +78,7 @@ function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
   };
 }
 
-function baseOptions(url: string, poolSize: number, keepIdle = false, limits: Record<string, unknown> = {}): DataSourceOptions {
+export function baseOptions(url: string, poolSize: number, keepIdle = false, limits: Record<string, unknown> = {}): PostgresDataSourceOptions {
   return {
     type: 'postgres',
     url,

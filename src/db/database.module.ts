@@ -6,6 +6,7 @@ import { DATABASE, VECTOR_MODE } from './database.tokens';
 import { EmbeddedAutovacuum } from './embedded-autovacuum';
 import type { Database } from './data-source';
 import { readStatus, upgrade } from './migration-runner';
+import { ReadRouter } from './read-replicas';
 import { schemaReport } from './schema-guard';
 import { detectVectorMode, VectorMode } from './vector-support';
 
@@ -49,15 +50,34 @@ async function startDatabase(config: AppConfig): Promise<Database> {
         return mode;
       },
     },
+    {
+      provide: ReadRouter,
+      inject: [DATABASE, APP_CONFIG],
+      useFactory: async (db: Database, config: AppConfig): Promise<ReadRouter> => {
+        const router = new ReadRouter(db.dataSource, {
+          urls: config.readReplicaUrls,
+          poolSize: config.databasePoolSize,
+          limits: config,
+          maxLagMs: config.readReplicaMaxLagMs,
+          windowMs: config.readYourWritesWindowMs,
+        });
+        await router.start();
+        return router;
+      },
+    },
     EmbeddedAutovacuum,
   ],
-  exports: [DATABASE, DataSource, VECTOR_MODE],
+  exports: [DATABASE, DataSource, VECTOR_MODE, ReadRouter],
 })
 export class DatabaseModule implements OnApplicationShutdown {
-  constructor(@Inject(DATABASE) private readonly db: Database) {}
+  constructor(
+    @Inject(DATABASE) private readonly db: Database,
+    private readonly reads: ReadRouter,
+  ) {}
 
   /** Last step of shutdown: workers have stopped in beforeApplicationShutdown. */
   async onApplicationShutdown(): Promise<void> {
+    await this.reads.close();
     await this.db.close();
   }
 }

@@ -131,6 +131,24 @@ export const metrics = {
     labelNames: ['tool', 'transport', 'outcome'] as const,
     registers: [registry],
   }),
+  dbReads: new Counter({
+    name: 'memory_db_reads_total',
+    help: 'Reads that may use a read replica, by where they ran (replica, primary) and why: replica, no_replica (none configured healthy), unreplayed_write (read-your-writes), replica_failed (run again on the primary).',
+    labelNames: ['target', 'reason'] as const,
+    registers: [registry],
+  }),
+  dbReplicaUp: new Gauge({
+    name: 'memory_db_replica_up',
+    help: 'Read replica serving reads (1), or skipped as down or lagging (0).',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  }),
+  dbReplicaLag: new Gauge({
+    name: 'memory_db_replica_lag_seconds',
+    help: 'Estimated replay lag of a read replica behind the primary.',
+    labelNames: ['replica'] as const,
+    registers: [registry],
+  }),
   // The pool gauges wait for the scrape's own queue read, so it never counts itself as busy.
   dbPoolTotal: new Gauge({
     name: 'memory_db_pool_connections',

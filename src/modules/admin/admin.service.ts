@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TenantScope } from 'src/common/db/tenant-scope';
+import { ReadRouter } from 'src/db/read-replicas';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { AdminRepository, PageCursor } from './admin.repository';
@@ -41,6 +42,7 @@ export class AdminService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: AdminRepository,
+    private readonly reads: ReadRouter,
   ) {}
 
   async listJobs(scope: TenantScope, query: ListJobsQueryDto): Promise<JobsPageDto> {
@@ -122,6 +124,7 @@ export class AdminService {
       }
       throw err;
     }
+    await this.reads.wrote(TenantScope.of(plan.tenant_id), [plan.subject_id]);
     return {
       subject_id: plan.subject_id,
       tenant_id: plan.tenant_id,

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { observeContextTokens } from 'src/common/metrics/instrument';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { VECTOR_MODE } from 'src/db/database.module';
+import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
 import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
@@ -69,7 +69,7 @@ const LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'proc
 @Injectable()
 export class ContextService {
   constructor(
-    private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     private readonly repo: ContextRepository,
     private readonly memories: MemoriesService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -86,10 +86,11 @@ export class ContextService {
     const vector = local === null ? await this.memories.embedQuery(dto.task) : null;
     const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens) };
 
-    // Sequential reads on the default manager: PGlite has one connection.
-    const em = this.ds.manager;
-    const memoryRows = await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query);
-    const episodeRows = await this.repo.episodeCandidates(em, ctx.scope, query);
+    // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
+    const { memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => ({
+      memoryRows: await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query),
+      episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query),
+    }));
     const candidates = [
       ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),

@@ -3,6 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
+import { ReadRouter } from 'src/db/read-replicas';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
 import { EpisodeDto, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
@@ -19,6 +20,7 @@ export class EpisodesService {
 
   constructor(
     private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     private readonly repo: EpisodesRepository,
     private readonly webhooks: WebhooksService,
   ) {}
@@ -29,6 +31,7 @@ export class EpisodesService {
       for (const row of created) await this.webhooks.enqueue(em, ctx.scope, 'episode.created', { id: row.id, subject_id: row.subject_id });
       return rows;
     });
+    await this.reads.wrote(ctx.scope, [episode.subject_id]);
     await this.notify(ctx.scope, [episode]);
     return toEpisodeDto(episode);
   }
@@ -45,6 +48,7 @@ export class EpisodesService {
       }
       return rows;
     });
+    await this.reads.wrote(ctx.scope, rows.map((r) => r.subject_id));
     await this.notify(ctx.scope, rows);
     return { episodes_created: rows.length, episodes: rows.map(toEpisodeDto) };
   }

@@ -8,6 +8,7 @@ import { observeCompile } from 'src/common/metrics/instrument';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { VECTOR_MODE } from 'src/db/database.module';
+import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
@@ -79,6 +80,7 @@ export class MemoriesService {
 
   constructor(
     private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     private readonly repo: MemoriesRepository,
     private readonly jobs: CompileJobsRepository,
     private readonly episodes: EpisodesService,
@@ -130,6 +132,7 @@ export class MemoriesService {
     });
     // A prepared compile already tried its embeddings before the transaction.
     if (prepared === null) await this.embedDeferred(rows);
+    await this.reads.wrote(scope, [subjectId]);
     return rows;
   }
 
@@ -244,8 +247,12 @@ export class MemoriesService {
   async search(ctx: Ctx, query: SearchMemoriesQueryDto): Promise<MemoriesListDto> {
     // Only the stored kinds exist (import and every compiler keep to them): any other matches nothing.
     if (query.kind !== undefined && !isMemoryKind(query.kind)) return { memories: [] };
-    const em = this.ds.manager;
-    const base = { subjectId: query.subject_id, kind: query.kind, limit: query.limit ?? 20 };
+    const kind = query.kind;
+    return this.reads.read(ctx.scope, query.subject_id, (em) => this.searchOn(em, ctx, query, kind));
+  }
+
+  private async searchOn(em: EntityManager, ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined): Promise<MemoriesListDto> {
+    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? 20 };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
     if (query.semantic === true && text !== undefined) {
       const local = this.localSimilarity(text);

@@ -4,6 +4,7 @@ import { DataSource } from 'typeorm';
 import type { Database } from 'src/db/data-source';
 import { DATABASE, VECTOR_MODE } from 'src/db/database.module';
 import { readStatus } from 'src/db/migration-runner';
+import { ReadRouter } from 'src/db/read-replicas';
 import { schemaReport, SchemaReport } from 'src/db/schema-guard';
 import type { VectorMode } from 'src/db/vector-support';
 import { MigrationsReportDto, ReadinessDto } from './dto/readiness.dto';
@@ -20,6 +21,7 @@ export class OpsService {
     private readonly typeorm: TypeOrmHealthIndicator,
     private readonly repo: OpsRepository,
     private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     @Inject(DATABASE) private readonly db: Database,
     @Inject(VECTOR_MODE) private readonly vector: VectorMode,
   ) {}
@@ -30,9 +32,11 @@ export class OpsService {
     try {
       await this.health.check([() => this.typeorm.pingCheck('database', { connection: this.ds, timeout: PING_TIMEOUT_MS })]);
       const stuck = await this.repo.countStuckJobs(ORPHAN_MINUTES);
+      const replicas = this.reads.enabled ? this.reads.status() : undefined;
+      const degraded = stuck > 0 || (replicas ?? []).some((r) => r.state !== 'ok');
       return {
         ok: true,
-        body: { status: stuck > 0 ? 'degraded' : 'ready', ...base, checks: { database: 'ok', stuck_compile_jobs: stuck } },
+        body: { status: degraded ? 'degraded' : 'ready', ...base, checks: { database: 'ok', stuck_compile_jobs: stuck, ...(replicas && { replicas }) } },
       };
     } catch (err) {
       const message = (err as Error).message || 'database unreachable';

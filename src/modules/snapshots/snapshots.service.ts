@@ -3,6 +3,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
+import { ReadRouter } from 'src/db/read-replicas';
 import { AdminService } from 'src/modules/admin/admin.service';
 import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cleanup.dto';
 import { RestoreResultDto, SnapshotDto, SnapshotListDto, SnapshotRow, toSnapshotDto } from './dto/snapshot.dto';
@@ -28,6 +29,7 @@ export class SnapshotsService {
     private readonly ds: DataSource,
     private readonly repo: SnapshotsRepository,
     private readonly admin: AdminService,
+    private readonly reads: ReadRouter,
   ) {}
 
   /**
@@ -105,8 +107,10 @@ export class SnapshotsService {
    * whatever the target subject already holds; each keeps the snapshot row's tenant.
    */
   private async restore(targetSubjectId: string, find: (em: EntityManager) => Promise<SnapshotRow>): Promise<RestoreResultDto> {
-    return this.ds.transaction(async (em) => {
+    let tenantId: string | null = null;
+    const result = await this.ds.transaction(async (em) => {
       const snapshot = await find(em);
+      tenantId = snapshot.tenant_id;
       const { episodes, memories } = await this.admin.readSubject(em, TenantScope.of(snapshot.tenant_id), snapshot.snapshot_subject_id);
       const plan = planRestore({ snapshotId: snapshot.id, targetSubjectId, episodes, memories, now: new Date(), newId: randomUUID });
       await this.admin.insertRows(em, plan.episodes, plan.memories);
@@ -119,5 +123,7 @@ export class SnapshotsService {
         memories_restored: plan.memories.length,
       };
     });
+    await this.reads.wrote(TenantScope.of(tenantId), [targetSubjectId]);
+    return result;
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { ReadRouter } from 'src/db/read-replicas';
 import type { Ctx } from 'src/common/context/request-context';
 import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
@@ -16,6 +17,7 @@ const DEFAULT_TIMELINE_LIMIT = 1000;
 export class SubjectsService {
   constructor(
     private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
     private readonly support: SupportService,
@@ -23,7 +25,7 @@ export class SubjectsService {
   ) {}
 
   async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
-    return this.episodes.listSubjects(this.ds.manager, ctx.scope, limit, offset);
+    return this.reads.read(ctx.scope, null, (em) => this.episodes.listSubjects(em, ctx.scope, limit, offset));
   }
 
   /**
@@ -32,7 +34,7 @@ export class SubjectsService {
    * 200 with zero counts (compat.md: clients delete a fresh subject first).
    */
   async delete(ctx: Ctx, subjectId: string): Promise<DeleteSubjectResultDto> {
-    return this.ds.transaction(async (em) => {
+    const result = await this.ds.transaction(async (em) => {
       // Memories first: it takes the subject's compile lock, so a compile in flight finishes
       // before anything of the subject is read or deleted.
       const memoriesDeleted = await this.memories.deleteSubject(em, ctx.scope, subjectId);
@@ -42,12 +44,15 @@ export class SubjectsService {
       await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
       return result;
     });
+    await this.reads.wrote(ctx.scope, [subjectId]);
+    return result;
   }
 
   async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT): Promise<TimelineDto> {
-    const em = this.ds.manager;
-    const episodes = await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit });
-    const memories = await this.memories.listForSubject(em, ctx.scope, subjectId, { limit });
+    const { episodes, memories } = await this.reads.read(ctx.scope, subjectId, async (em) => ({
+      episodes: await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit }),
+      memories: await this.memories.listForSubject(em, ctx.scope, subjectId, { limit }),
+    }));
     return { subject_id: subjectId, episodes: episodes.map(toEpisodeDto), memories: memories.map(toMemoryDto) };
   }
 }

@@ -3,6 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
+import { ReadRouter } from 'src/db/read-replicas';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
@@ -64,6 +65,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
 
   constructor(
     private readonly ds: DataSource,
+    private readonly reads: ReadRouter,
     private readonly repo: SupportRepository,
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
@@ -91,7 +93,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    * client never sees a 5xx for a record that was in fact stored.
    */
   async upsertResolution(ctx: Ctx, dto: UpsertResolutionDto): Promise<ResolutionDto> {
-    return this.ds.transaction(async (em) => {
+    const resolution = await this.ds.transaction(async (em) => {
       const row = await this.repo.upsertResolution(em, ctx.scope, {
         id: randomUUID(),
         subject_id: dto.subject_id,
@@ -103,11 +105,13 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
       await this.recomputeHealth(em, ctx.scope, dto.subject_id);
       return toResolutionDto(row);
     });
+    await this.reads.wrote(ctx.scope, [dto.subject_id]);
+    return resolution;
   }
 
   /** GET /v1/resolutions: newest update first; an unknown subject has none. */
   async listResolutions(ctx: Ctx, query: ListResolutionsQueryDto): Promise<ResolutionDto[]> {
-    const rows = await this.repo.listResolutions(this.ds.manager, ctx.scope, query.subject_id, query.status);
+    const rows = await this.reads.read(ctx.scope, query.subject_id ?? null, (em) => this.repo.listResolutions(em, ctx.scope, query.subject_id, query.status));
     return rows.map(toResolutionDto);
   }
 
@@ -119,7 +123,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
 
   /** GET /v1/subjects/{id}/sla. Read-only; an unknown subject has zero sessions. */
   async sla(ctx: Ctx, subjectId: string, query: SlaQueryDto): Promise<SlaResultDto> {
-    const inputs = await this.loadInputs(this.ds.manager, ctx.scope, subjectId);
+    const inputs = await this.reads.read(ctx.scope, subjectId, (em) => this.loadInputs(em, ctx.scope, subjectId));
     const result = computeSla(subjectId, inputs.episodes, inputs.resolutions, {
       firstResponseThresholdMinutes: query.first_response_threshold_minutes ?? DEFAULT_SLA_THRESHOLDS.firstResponseThresholdMinutes,
       resolutionThresholdHours: query.resolution_threshold_hours ?? DEFAULT_SLA_THRESHOLDS.resolutionThresholdHours,

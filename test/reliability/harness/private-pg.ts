@@ -24,12 +24,15 @@ export class PrivatePostgres {
     return r.stdout;
   }
 
+  private ownDir(): void {
+    if (!this.asRoot) return;
+    const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
+    const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
+    chownSync(this.dir, uid, gid);
+  }
+
   async init(): Promise<void> {
-    if (this.asRoot) {
-      const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim());
-      const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim());
-      chownSync(this.dir, uid, gid);
-    }
+    this.ownDir();
     this.port = await freePort();
     this.run('initdb', ['-D', join(this.dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync', '-E', 'UTF8']);
     await this.start();
@@ -37,6 +40,21 @@ export class PrivatePostgres {
     await c.connect();
     await c.query('CREATE DATABASE memsvc');
     await c.end();
+  }
+
+  /**
+   * A hot standby streaming from this server: pg_basebackup with -R (standby.signal and
+   * primary_conninfo) into its own temporary directory, started on its own port. initdb's
+   * trust pg_hba already admits replication connections from 127.0.0.1. `-c fast`: an immediate
+   * checkpoint instead of a spread one (minutes).
+   */
+  async startReplica(): Promise<PrivatePostgres> {
+    const replica = new PrivatePostgres();
+    replica.ownDir();
+    replica.port = await freePort();
+    replica.run('pg_basebackup', ['-h', '127.0.0.1', '-p', String(this.port), '-U', 'postgres', '-D', join(replica.dir, 'data'), '-R', '-X', 'stream', '-c', 'fast', '--no-sync']);
+    await replica.start();
+    return replica;
   }
 
   url(db = 'memsvc'): string {
