@@ -166,10 +166,32 @@ describe('writeExportDocument', () => {
     const episodes = [episode(), episode({ id: '00000000-0000-4000-8000-000000000001' })];
     const memories = [memory(), memory({ id: '00000000-0000-4000-8000-000000000002', confidence: 0.5 })];
     const text = await exportText(episodes, memories);
-    expect(JSON.parse(text).checksum).toBe(computeChecksum(episodes, memories));
+    const written = parseLossless(text) as { episodes: unknown[]; memories: unknown[] };
+    expect(JSON.parse(text).checksum).toBe(computeChecksum(written.episodes, written.memories));
     const empty = JSON.parse(await exportText([], []));
     expect(empty.checksum).toBe(computeChecksum([], []));
     expect(empty.counts).toEqual({ episodes: 0, memories: 0 });
+  });
+});
+
+describe('writeExportDocument: re-exporting a document of the existing implementation', () => {
+  it('leaves unset extra keys out and writes a whole-second timestamp without a fraction, as Python does', async () => {
+    const onSecond = '2026-01-02T03:04:05.000000+00:00';
+    const text = await exportText([episode({ session_id: null, created_at: onSecond })], [memory({ attribute_key: null, superseded_by: null, valid_from: onSecond })]);
+    const doc = JSON.parse(text);
+    expect(doc.episodes[0]).not.toHaveProperty('session_id');
+    expect(doc.memories[0]).not.toHaveProperty('attribute_key');
+    expect(doc.memories[0]).not.toHaveProperty('superseded_by');
+    expect(doc.episodes[0].created_at).toBe('2026-01-02T03:04:05+00:00');
+    expect(doc.memories[0].valid_from).toBe('2026-01-02T03:04:05+00:00');
+    expect(doc.memories[0].created_at).toBe('2026-01-02T03:04:05.123456+00:00');
+  });
+
+  it('gives the Python fixture, once imported, the same items and checksum as its original', async () => {
+    const doc = verified();
+    const original = parseLossless(PYTHON_DOCUMENT) as { checksum: string };
+    const text = await exportText(doc.episodes, doc.memories);
+    expect(JSON.parse(text).checksum).toBe(original.checksum);
   });
 });
 

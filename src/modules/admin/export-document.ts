@@ -10,9 +10,11 @@
  *   Python's `isoformat()` of a UTC datetime with microseconds. Imported timestamps are
  *   normalised to that form (one without an offset is read as UTC).
  * - Extra keys beyond the existing implementation's (episode `session_id`; memory
- *   `attribute_key`, `superseded_by`) keep our own round trips lossless. They are inside the
- *   checksum input, which covers the items exactly as written, so the document still verifies
- *   there; documents without them import with null.
+ *   `attribute_key`, `superseded_by`) keep our own round trips lossless. They are written only
+ *   when set, and a timestamp on a whole second is written without its fraction, as Python's
+ *   `isoformat()` writes it: an imported document of the existing implementation then
+ *   re-exports to the same items and the same checksum (compat.md, "Timestamps"). Documents
+ *   without the extra keys import with null.
  * - `confidence` and embedding values are floats: a `1` from the database is written `1.0`,
  *   as the existing implementation writes it.
  * - Rows to insert carry jsonb columns as JSON text (`*_json`, cast with `::jsonb`) because
@@ -143,7 +145,7 @@ export async function* writeExportDocument(
   hash.update('{"episodes": [');
   let episodeCount = 0;
   for await (const episode of episodes) {
-    const text = (episodeCount > 0 ? ', ' : '') + pythonJson(episode);
+    const text = (episodeCount > 0 ? ', ' : '') + pythonJson(asWritten(episode));
     hash.update(text);
     episodeCount++;
     yield text;
@@ -152,13 +154,32 @@ export async function* writeExportDocument(
   hash.update('], "memories": [');
   let memoryCount = 0;
   for await (const memory of memories) {
-    const text = (memoryCount > 0 ? ', ' : '') + pythonJson(markMemoryFloats(memory));
+    const text = (memoryCount > 0 ? ', ' : '') + pythonJson(markMemoryFloats(asWritten(memory)));
     hash.update(text);
     memoryCount++;
     yield text;
   }
   hash.update(']}');
   yield `], "counts": {"episodes": ${episodeCount}, "memories": ${memoryCount}}, "checksum": "${hash.digest('hex')}"}`;
+}
+
+const OPTIONAL_KEYS = ['session_id', 'attribute_key', 'superseded_by'] as const;
+const TIMESTAMP_KEYS = ['created_at', 'last_compiled_at', 'valid_from', 'valid_to', 'updated_at'] as const;
+
+/** An item as the document writes it: unset extra keys left out, timestamps in Python's form. */
+function asWritten<T extends EpisodeItem | MemoryItem>(item: T): Partial<T> {
+  const out: Record<string, unknown> = { ...item };
+  for (const key of OPTIONAL_KEYS) if (out[key] === null) delete out[key];
+  for (const key of TIMESTAMP_KEYS) {
+    const value = out[key];
+    if (typeof value === 'string') out[key] = pythonIsoformat(value);
+  }
+  return out as Partial<T>;
+}
+
+/** Python's `isoformat()` leaves out a zero fraction: `…:05+00:00`, not `…:05.000000+00:00`. */
+function pythonIsoformat(timestamp: string): string {
+  return timestamp.endsWith('.000000+00:00') ? `${timestamp.slice(0, -'.000000+00:00'.length)}+00:00` : timestamp;
 }
 
 // ---------------------------------------------------------------------------------------------
