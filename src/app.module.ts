@@ -3,11 +3,11 @@ import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
 import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { AllExceptionsFilter } from 'src/common/errors/all-exceptions.filter';
-import { ApiKeyGuard } from 'src/common/guards/api-key.guard';
-import { BodyErrorGuard } from 'src/common/guards/body-error.guard';
+import { AuthGate } from 'src/common/auth/auth-gate';
+import { JsonBodyGuard } from 'src/common/guards/json-body.guard';
+import { RoleGuard } from 'src/common/guards/role.guard';
 import { HttpDrainService } from 'src/common/http/http-drain.service';
 import { TenantGuard } from 'src/common/guards/tenant.guard';
-import { AppThrottlerGuard } from 'src/common/throttle/app-throttler.guard';
 import { ThrottleModule } from 'src/common/throttle/throttle.module';
 import { AppValidationPipe } from 'src/common/http/validation.pipe';
 import { LOG_STREAM, LogStreamModule } from 'src/common/logging/log-stream.module';
@@ -18,6 +18,7 @@ import type { AppConfig } from 'src/config/app-config';
 import { ConfigModule } from 'src/config/config.module';
 import { DatabaseModule } from 'src/db/database.module';
 import { AdminModule } from 'src/modules/admin/admin.module';
+import { ApiKeysModule } from 'src/modules/api-keys/api-keys.module';
 import { ContextModule } from 'src/modules/context/context.module';
 import { EpisodesModule } from 'src/modules/episodes/episodes.module';
 import { McpModule } from 'src/modules/mcp/mcp.module';
@@ -43,6 +44,7 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     // Crons (hourly cleanups); each checks WORKERS_ENABLED before doing work.
     ScheduleModule.forRoot(),
     ThrottleModule,
+    ApiKeysModule,
     OpsModule,
     WebhooksModule,
     EpisodesModule,
@@ -56,11 +58,12 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     MetricsModule,
   ],
   providers: [
-    // Guards run in this order: rate limit, API key, tenant, then deferred body errors.
-    { provide: APP_GUARD, useClass: AppThrottlerGuard },
-    { provide: APP_GUARD, useClass: ApiKeyGuard },
+    // Rate limit and API key run earlier, in AuthGate (before routing). Guards then run in this
+    // order: the matched route's role, the tenant header, and last the body read.
+    { provide: APP_GUARD, useClass: RoleGuard },
     { provide: APP_GUARD, useClass: TenantGuard },
-    { provide: APP_GUARD, useClass: BodyErrorGuard },
+    { provide: APP_GUARD, useClass: JsonBodyGuard },
+    AuthGate,
     { provide: APP_PIPE, useClass: AppValidationPipe },
     { provide: APP_FILTER, useClass: AllExceptionsFilter },
     HttpDrainService,

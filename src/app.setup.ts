@@ -7,7 +7,7 @@ import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
 import { envelope } from 'src/common/errors/all-exceptions.filter';
 import { answerClientError } from 'src/common/http/client-error';
-import { jsonBodyMiddleware } from 'src/common/http/json-body.middleware';
+import { AuthGate } from 'src/common/auth/auth-gate';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppConfig } from 'src/config/app-config';
@@ -33,7 +33,8 @@ const REDOC_HTML = `<!doctype html><html><head><title>Memory Service API</title>
 
 /**
  * Everything both `main.ts` and the tests apply to an app: middleware order, CORS, docs.
- * Request id first (so every later error carries it), then our JSON parser.
+ * Request id first (so every later error carries it), then CORS, the docs, and the
+ * authentication gate. Bodies are read later, by JsonBodyGuard, for matched routes only.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.useLogger(app.get(Logger));
@@ -45,7 +46,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     origin: allowAll ? true : (origin, cb) => cb(null, origin !== undefined && config.corsOrigins.includes(origin)),
     exposedHeaders: ['X-Request-ID', 'Retry-After'],
   });
-  app.use(jsonBodyMiddleware(config));
   const document = buildOpenApi(app, config.tenantHeader);
   SwaggerModule.setup('docs', app, document, { jsonDocumentUrl: 'openapi.json', yamlDocumentUrl: 'openapi.yaml' });
   app.use('/redoc', (req: Request, res: Response, next: NextFunction) => {
@@ -53,6 +53,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     if (req.path !== '/' && req.path !== '') return next();
     res.type('html').send(REDOC_HTML);
   });
+  // After the docs (public), before every route Nest registers at init: see AuthGate.
+  app.use(app.get(AuthGate).handler());
   app.enableShutdownHooks();
 }
 

@@ -70,7 +70,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'ENABLE_SNAPSHOTS', kind: 'bool', default: 'false', description: 'Enables snapshot and cleanup admin endpoints and the hourly cleanup.' },
   { name: 'STRICT_SCHEMA', kind: 'bool', default: 'false', description: 'Refuse to start on schema mismatch (set to 1).' },
   { name: 'MAX_BODY_BYTES', kind: 'int', default: '2097152', min: 1024, max: 1073741824, description: 'Largest accepted request body in bytes (413 above it).' },
-  { name: 'MAX_IMPORT_BYTES', kind: 'int', default: '268435456', min: 1024, max: 4294967296, description: 'Largest accepted /admin/import body in bytes.' },
+  { name: 'MAX_IMPORT_BYTES', kind: 'int', default: '8388608', min: 1024, max: 4294967296, description: 'Largest accepted /admin/import body in bytes (at most 500,000 JSON values). The default fits start:prod\'s 192 MB heap; raise the heap with it (docs/operations.md "Memory").' },
   { name: 'WORKERS_ENABLED', kind: 'bool', default: 'true', description: 'Run the compile-job and webhook workers and the cron tasks in this process.' },
   { name: 'WORKER_POLL_MS', kind: 'int', default: '1000', min: 10, max: 600000, description: 'How often idle workers look for new rows.' },
   { name: 'OTEL_EXPORTER_OTLP_ENDPOINT', kind: 'string', default: '', description: 'OTLP/HTTP collector base URL (e.g. http://otel-collector:4318); traces go to <url>/v1/traces. Empty: tracing off.', aliases: ['OTEL_EXPORTER_OTLP_ENDPOINT'] },

@@ -1,5 +1,6 @@
 import { EXPECTED_HEAD } from 'src/db/migrations';
 import request from 'supertest';
+import { READINESS_CACHE_MS } from 'src/modules/ops/ops.service';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 
 describe('probes and docs', () => {
@@ -30,6 +31,8 @@ describe('probes and docs', () => {
 
   it('GET /readyz reports stuck compile jobs (running > 30 min) as degraded', async () => {
     await t.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at) VALUES ('s', 'running', now() - interval '31 minutes')`);
+    // Readiness is cached for about a second (the previous test's answer may still be served).
+    await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
     const res = await request(t.http).get('/readyz').expect(200);
     expect(res.body.status).toBe('degraded');
     expect(res.body.checks.stuck_compile_jobs).toBe(1);

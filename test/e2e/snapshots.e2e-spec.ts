@@ -39,11 +39,13 @@ describe('snapshot endpoints while ENABLE_SNAPSHOTS is false', () => {
     ['post', '/admin/cleanup?max_age_hours=-1'],
     ['post', '/admin/cleanup'],
     ['get', '/admin/snapshots/anything/else'],
-  ])('answers %s %s with 404 not_found before any key check or validation', async (method, path) => {
-    const withKey = await (request(t.http) as unknown as Record<string, (p: string) => request.Test>)[method](path).set('X-API-Key', 'k-1').send({ bogus: 1 });
-    expectEnvelope(withKey, 404, 'not_found');
-    const withoutKey = await (request(t.http) as unknown as Record<string, (p: string) => request.Test>)[method](path);
-    expectEnvelope(withoutKey, 404, 'not_found');
+  ])('answers %s %s like an unknown route: 401/403 without a valid key, 404 not_found before validation with one', async (method, path) => {
+    const call = (p: string) => (request(t.http) as unknown as Record<string, (p: string) => request.Test>)[method](p);
+    expectEnvelope(await call(path).set('X-API-Key', 'k-1').send({ bogus: 1 }), 404, 'not_found');
+    // compat.md: a disabled feature's route tells an anonymous caller nothing an unknown one would not.
+    expectEnvelope(await call(path), 401, 'missing_api_key');
+    expectEnvelope(await call(path).set('X-API-Key', 'wrong'), 403, 'invalid_api_key');
+    expectEnvelope(await call('/admin/no-such-route').set('X-API-Key', 'wrong'), 403, 'invalid_api_key');
   });
 
   it('answers 404 even for a malformed JSON body', async () => {

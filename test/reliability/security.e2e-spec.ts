@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { keysMatch } from 'src/common/guards/api-key.guard';
+import { keysMatch } from 'src/common/auth/principal';
 import { rawRequest } from './harness/http-raw';
 import { baseEnv, provisionDb, runEngine, ServiceDb, ServiceProcess, startService } from './harness/service-process';
 

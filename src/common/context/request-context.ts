@@ -1,10 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import type { Principal } from 'src/common/auth/principal';
 import { TenantScope } from 'src/common/db/tenant-scope';
 
 export interface RequestState {
   requestId: string;
   /** Set by the tenant guard; null = unscoped (single-tenant mode). */
   tenantId: string | null;
+  /** Set by the authentication gate; absent on public routes and outside HTTP (jobs, CLI). */
+  principal?: Principal;
 }
 
 const storage = new AsyncLocalStorage<RequestState>();

@@ -3,6 +3,8 @@ export enum ErrorCode {
   ValidationError = 'validation_error',
   MissingApiKey = 'missing_api_key',
   InvalidApiKey = 'invalid_api_key',
+  Forbidden = 'forbidden',
+  InvalidEncoding = 'invalid_encoding',
   RateLimited = 'rate_limited',
   MissingTenant = 'missing_tenant',
   NotFound = 'not_found',
@@ -21,6 +23,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.ValidationError]: 422,
   [ErrorCode.MissingApiKey]: 401,
   [ErrorCode.InvalidApiKey]: 403,
+  // A valid key asking for more than its role or tenant allows (docs/operations.md "Security model").
+  [ErrorCode.Forbidden]: 403,
+  // compat.md: invalid UTF-8 in a JSON body is a 400.
+  [ErrorCode.InvalidEncoding]: 400,
   [ErrorCode.RateLimited]: 429,
   // compat.md: a missing tenant header is a 400.
   [ErrorCode.MissingTenant]: 400,

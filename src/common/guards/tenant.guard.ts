@@ -25,6 +25,8 @@ export class TenantGuard implements CanActivate {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(IS_PUBLIC, targets)) return true;
     if (this.reflector.getAllAndOverride<boolean>(TENANT_OPTIONAL, targets)) return true;
+    // A key bound to a tenant has already set the scope (AuthGate); the header is then optional.
+    if (RequestContext.get().principal?.tenantId) return true;
     const name = this.config.tenantHeader;
     const tenant = context.switchToHttp().getRequest<Request>().header(name);
     if (tenant === undefined || tenant.trim() === '') {

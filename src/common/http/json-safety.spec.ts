@@ -1,4 +1,4 @@
-import { findJsonProblem, MAX_JSON_DEPTH } from './json-safety';
+import { findJsonProblem, MAX_JSON_DEPTH, scanJsonShape } from './json-safety';
 
 describe('findJsonProblem', () => {
   it('accepts ordinary JSON including emoji and astral characters', () => {
@@ -24,5 +24,18 @@ describe('findJsonProblem', () => {
     let veryDeep: unknown = 1;
     for (let i = 0; i < 100000; i++) veryDeep = { a: veryDeep };
     expect(findJsonProblem(veryDeep)?.type).toBe('too_deep');
+  });
+});
+
+describe('scanJsonShape', () => {
+  it('counts values and depth from the text, ignoring brackets and commas inside strings', () => {
+    expect(scanJsonShape('{"a": [1, 2, {"b": "x,[{y"}]}')).toEqual({ problem: null, values: 5 });
+    expect(scanJsonShape('"a\\"[,"')).toEqual({ problem: null, values: 1 });
+  });
+
+  it('stops at the value cap or the depth limit without parsing', () => {
+    expect(scanJsonShape(`[${'0,'.repeat(10)}0]`, 5).problem?.type).toBe('too_many_values');
+    expect(scanJsonShape('['.repeat(MAX_JSON_DEPTH + 1)).problem?.type).toBe('too_deep');
+    expect(scanJsonShape('['.repeat(MAX_JSON_DEPTH) + ']'.repeat(MAX_JSON_DEPTH)).problem).toBeNull();
   });
 });

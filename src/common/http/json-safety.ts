@@ -5,6 +5,15 @@
  */
 export const MAX_JSON_DEPTH = 64;
 
+/**
+ * Most JSON values (containers, elements, members) one request body may hold. A 2 MiB body of
+ * `[0,0,…]` is a million values; parsed, copied by the validation pipe and walked, each costs
+ * tens of bytes several times over, which is how one anonymous request used to exhaust a 192 MB
+ * heap. 100,000 values is far above any episode or batch a client sends (a 1536-float vector is
+ * 1,537) and bounds a parsed body to a few MB (docs/operations.md "Memory").
+ */
+export const MAX_JSON_NODES = 100_000;
+
 export interface JsonProblem {
   loc: (string | number)[];
   msg: string;
@@ -20,29 +29,92 @@ export function stringProblem(s: string): string | null {
   return null;
 }
 
-/** Iterative walk (no recursion, so hostile depth cannot overflow the stack). */
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPEN_ARRAY = 0x5b;
+const OPEN_OBJECT = 0x7b;
+const CLOSE_ARRAY = 0x5d;
+const CLOSE_OBJECT = 0x7d;
+const COMMA = 0x2c;
+
+/**
+ * Counts values and nesting in JSON text without parsing it: one pass, constant memory. Run
+ * before `JSON.parse`, so a body that is too deep or has too many values never becomes objects.
+ * Counting `[`, `{` and `,` outside strings over-counts by at most one per container, which is
+ * what a cap needs. Malformed text is left to the parser.
+ */
+export function scanJsonShape(text: string, maxNodes = MAX_JSON_NODES, maxDepth = MAX_JSON_DEPTH): { problem: JsonProblem | null; values: number } {
+  let depth = 0;
+  let nodes = 1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) inString = true;
+    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+      if (++depth > maxDepth) return { problem: { loc: ['body'], msg: `JSON nested deeper than ${maxDepth} levels`, type: 'too_deep' }, values: nodes };
+      nodes++;
+    } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
+    else if (c === COMMA) nodes++;
+    if (nodes > maxNodes) return { problem: { loc: ['body'], msg: `JSON holds more than ${maxNodes} values`, type: 'too_many_values' }, values: nodes };
+  }
+  return { problem: null, values: nodes };
+}
+
+interface Frame {
+  container: unknown[] | Record<string, unknown>;
+  keys: string[] | null;
+  next: number;
+}
+
+/**
+ * Iterative depth-first walk whose memory is one frame per level of nesting (never one per
+ * value): hostile depth cannot overflow the stack, and a wide body costs no more than a narrow
+ * one. The path of a problem is built only when one is found.
+ */
 export function findJsonProblem(value: unknown, base: (string | number)[] = []): JsonProblem | null {
-  const stack: { v: unknown; path: (string | number)[] }[] = [{ v: value, path: base }];
-  while (stack.length > 0) {
-    const { v, path } = stack.pop()!;
-    if (typeof v === 'string') {
-      const p = stringProblem(v);
-      if (p) return { loc: path, msg: p, type: 'string_type' };
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v)) return { loc: path, msg: 'numbers must be finite', type: 'finite_number' };
-    } else if (v !== null && typeof v === 'object') {
-      if (path.length - base.length >= MAX_JSON_DEPTH) {
-        return { loc: path, msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' };
-      }
-      if (Array.isArray(v)) v.forEach((item, i) => stack.push({ v: item, path: [...path, i] }));
-      else {
-        for (const [k, item] of Object.entries(v)) {
+  const frames: Frame[] = [];
+  const pathTo = (last?: string | number): (string | number)[] => {
+    const path = [...base];
+    for (const f of frames) path.push(f.keys ? f.keys[f.next - 1] : f.next - 1);
+    if (last !== undefined) path.push(last);
+    return path;
+  };
+  let current: unknown = value;
+  for (;;) {
+    if (typeof current === 'string') {
+      const p = stringProblem(current);
+      if (p) return { loc: pathTo(), msg: p, type: 'string_type' };
+    } else if (typeof current === 'number') {
+      if (!Number.isFinite(current)) return { loc: pathTo(), msg: 'numbers must be finite', type: 'finite_number' };
+    } else if (current !== null && typeof current === 'object') {
+      if (frames.length >= MAX_JSON_DEPTH) return { loc: pathTo(), msg: `JSON nested deeper than ${MAX_JSON_DEPTH} levels`, type: 'too_deep' };
+      const isArray = Array.isArray(current);
+      const keys = isArray ? null : Object.keys(current);
+      if (keys) {
+        for (const k of keys) {
           const p = stringProblem(k);
-          if (p) return { loc: [...path, k], msg: `key: ${p}`, type: 'string_type' };
-          stack.push({ v: item, path: [...path, k] });
+          if (p) return { loc: pathTo(k), msg: `key: ${p}`, type: 'string_type' };
         }
       }
+      frames.push({ container: current as Frame['container'], keys, next: 0 });
     }
+    // Next value: the following child of the innermost container that has one left.
+    current = undefined;
+    while (frames.length > 0) {
+      const f = frames[frames.length - 1];
+      const size = f.keys ? f.keys.length : (f.container as unknown[]).length;
+      if (f.next < size) {
+        current = f.keys ? (f.container as Record<string, unknown>)[f.keys[f.next]] : (f.container as unknown[])[f.next];
+        f.next++;
+        break;
+      }
+      frames.pop();
+    }
+    if (frames.length === 0) return null;
   }
-  return null;
 }

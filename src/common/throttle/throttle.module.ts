@@ -3,15 +3,15 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import { DataSource } from 'typeorm';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { AppThrottlerGuard } from './app-throttler.guard';
 import { DatabaseThrottlerStorage } from './database-throttler.storage';
 import { MemoryThrottlerStorage } from './memory-throttler.storage';
 import { RateLimitCleanup } from './rate-limit-cleanup.service';
+import { RateLimiter } from './rate-limiter';
 import { RATE_LIMIT_WINDOW_MS } from './throttle.constants';
 
 /**
- * Rate limiting through @nestjs/throttler with our storages. AppModule registers
- * AppThrottlerGuard as its first APP_GUARD; this module supplies what the guard injects.
+ * Rate limiting with @nestjs/throttler's storage interface and our storages. The authentication
+ * gate calls RateLimiter before anything else (see src/common/auth/auth-gate.ts).
  */
 @Module({
   imports: [
@@ -23,7 +23,7 @@ import { RATE_LIMIT_WINDOW_MS } from './throttle.constants';
       }),
     }),
   ],
-  providers: [AppThrottlerGuard, RateLimitCleanup],
-  exports: [ThrottlerModule, AppThrottlerGuard],
+  providers: [RateLimiter, RateLimitCleanup],
+  exports: [ThrottlerModule, RateLimiter],
 })
 export class ThrottleModule {}

@@ -4,13 +4,39 @@ import type { Response } from 'express';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
-import type { BodyRequest } from 'src/common/http/json-body.middleware';
+import { SpooledBody } from 'src/common/http/json-body';
+import type { BodyRequest } from 'src/common/http/json-body';
 import { AdminService } from './admin.service';
 import { ExportQueryDto, SubjectParamDto } from './dto/export.dto';
 import { ImportBodyDto, ImportResultDto } from './dto/import.dto';
 import { JobsPageDto, ListJobsQueryDto } from './dto/jobs.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';
+import { isLosslessNumber } from 'lossless-json';
 import { parseLossless } from './python-json';
+
+/**
+ * The import body, parsed once and losslessly: the document keeps the text of numbers like `1.0`,
+ * which its checksum covers (JSON.parse would lose it). The document travels beside the body
+ * (`req.spooledValue`); the pipe validates the options and sees an empty stand-in for it.
+ */
+function splitImportBody(text: string): { body: unknown; large?: unknown } {
+  const parsed = parseLossless(text);
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { body: Array.isArray(parsed) ? [] : plain(parsed) };
+  const { document, ...rest } = parsed as Record<string, unknown>;
+  const options = Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, plain(v)]));
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    // Only its type matters to the validation error that follows.
+    return { body: { ...options, ...(document === undefined ? {} : { document: Array.isArray(document) ? [] : plain(document) }) } };
+  }
+  return { body: { ...options, document: {} }, large: document };
+}
+
+/** Top-level option values as JSON.parse gives them (lossless numbers back to numbers, containers emptied). */
+function plain(v: unknown): unknown {
+  if (isLosslessNumber(v)) return v.valueOf();
+  if (Array.isArray(v)) return [];
+  return v !== null && typeof v === 'object' ? {} : v;
+}
 
 /**
  * Operator endpoints. They may filter by tenant (a `tenant_id` parameter) but are not
@@ -55,14 +81,12 @@ export class AdminController {
    * `id_conflict` (preserve_ids) or `invalid_document`; nothing is written on a rejection.
    */
   @Post('import')
+  @SpooledBody(splitImportBody)
   @HttpCode(200)
   @ApiOkResponse({ type: ImportResultDto })
   @ApiResponse({ status: 400, description: 'unsupported_format_version | checksum_mismatch | id_conflict | invalid_document', type: ErrorEnvelopeDto })
   importDocument(@Req() req: BodyRequest, @Body() body: ImportBodyDto): Promise<ImportResultDto> {
-    // The document is verified from the exact body text: the validated body has lost the text of
-    // numbers like `1.0`, which the checksum covers. The parser keeps that text only for the exact
-    // path /admin/import; a variant path (trailing slash) falls back to the parsed body.
-    const document = req.rawBody !== undefined ? (parseLossless(req.rawBody) as { document: unknown }).document : body.document;
+    const document = (req.spooledValue as Record<string, unknown> | undefined) ?? body.document;
     return this.admin.importDocument(document, {
       targetSubjectId: body.target_subject_id,
       targetTenantId: body.target_tenant_id,

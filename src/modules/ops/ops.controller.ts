@@ -22,7 +22,10 @@ export class OpsController {
     return { status: 'ok' };
   }
 
-  /** Readiness: database ping and stuck compile jobs. 503 while the database is unreachable. `/ready` is the legacy alias. */
+  /**
+   * Readiness: database ping and stuck compile jobs, cached for about a second. 503 while the
+   * database is unreachable, with a generic message (the cause is logged). `/ready` is the legacy alias.
+   */
   @Public()
   @SkipThrottle()
   @Get(['readyz', 'ready'])
@@ -33,7 +36,7 @@ export class OpsController {
     if (ok) return body;
     res.status(503);
     // The error envelope rides along so clients that only read errors still find one.
-    return { ...body, ...envelope(ErrorCode.ServiceUnavailable, `Database unavailable: ${body.checks.database}`, null, currentCtx().requestId) };
+    return { ...body, ...envelope(ErrorCode.ServiceUnavailable, 'Database unavailable.', null, currentCtx().requestId) };
   }
 
   /** Migration introspection (contract "Versioning"). Requires the API key like other operator routes. */

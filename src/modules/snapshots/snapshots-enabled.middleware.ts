@@ -6,8 +6,9 @@ import type { AppConfig } from 'src/config/app-config';
 
 /**
  * Contract: with ENABLE_SNAPSHOTS false all `/admin/snapshots*` and `/admin/cleanup` paths answer
- * 404. A middleware runs before guards and pipes, so the routes then behave exactly like unknown
- * ones: no key check, body error or validation error can leak that they exist.
+ * 404. The authentication gate has already run (a caller without a valid key gets 401/403 as on
+ * any path); this middleware runs before guards, body and pipes, so for an authenticated caller
+ * the routes behave exactly like unknown ones.
  */
 @Injectable()
 export class SnapshotsEnabledMiddleware implements NestMiddleware {

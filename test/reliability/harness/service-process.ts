@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -115,11 +115,22 @@ export function baseEnv(extra: Record<string, string> = {}): Record<string, stri
   };
 }
 
-/** Starts dist/src/main.js and waits for /healthz (bounded). */
-export async function startService(env: Record<string, string>, opts: { port?: number; readyTimeoutMs?: number } = {}): Promise<ServiceProcess> {
+/**
+ * The node flags `npm run start:prod` passes (the V8 heap cap), read from package.json so a
+ * suite started with `prodFlags` runs the service exactly as production starts it.
+ */
+export function prodNodeFlags(): string[] {
+  const script = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts['start:prod'];
+  const m = /^node\s+(.*?)\s*dist\/src\/main\.js/.exec(script);
+  if (!m) throw new Error(`cannot read node flags from start:prod: ${script}`);
+  return m[1].split(/\s+/).filter(Boolean);
+}
+
+/** Starts dist/src/main.js and waits for /healthz (bounded); `prodFlags` adds start:prod's node flags. */
+export async function startService(env: Record<string, string>, opts: { port?: number; readyTimeoutMs?: number; prodFlags?: boolean } = {}): Promise<ServiceProcess> {
   assertBuilt();
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, [MAIN_JS], { env: { ...env, SERVICE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
+  const child = spawn(process.execPath, [...(opts.prodFlags ? prodNodeFlags() : []), MAIN_JS], { env: { ...env, SERVICE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
   const lines: string[] = [];
   const collect = (stream: NodeJS.ReadableStream) => {
     let rest = '';

@@ -13,7 +13,7 @@ export class ReplicaStatusDto {
 }
 
 export class ReadinessChecksDto {
-  /** `ok` or the error seen. */
+  /** `ok` or `unavailable` (the cause is in the service log, not shown to anonymous callers). */
   database: string;
   /** Compile jobs running for more than 30 minutes (orphaned; recovered automatically). */
   stuck_compile_jobs: number;
@@ -28,6 +28,8 @@ export class ReadinessDto {
   engine: string;
   /** `pgvector` or `fallback` (exact cosine over real[]). */
   vector: string;
+  /** `open` while no API key is configured or stored (anyone who reaches the port has full access), else `key`. */
+  auth: string;
   checks: ReadinessChecksDto;
 }
 
