@@ -70,7 +70,7 @@ function reserveHeap(bytes: number, res: Response): boolean {
 const busy = () => new AppError(ErrorCode.ServiceUnavailable, 'Too many large requests in progress; retry shortly.', null, { 'Retry-After': '1' });
 
 export function hasBody(req: Request): boolean {
-  if (req.method === 'GET' || req.method === 'HEAD') return false;
+  if (req.method === 'GET' || req.method === 'HEAD' || !req.headers) return false;
   const declared = req.headers['content-length'];
   return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
 }
@@ -81,7 +81,7 @@ export function hasBody(req: Request): boolean {
  * server from reading and discarding up to the full upload for a caller it has already refused.
  */
 export function closeIfBodyUnread(req: BodyRequest, res: Response): void {
-  if (!req.bodyRead && !req.complete && hasBody(req) && !res.headersSent) res.setHeader('Connection', 'close');
+  if (!req.bodyRead && !req.complete && hasBody(req) && !res.headersSent && typeof res.setHeader === 'function') res.setHeader('Connection', 'close');
 }
 
 /**
