@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { Test } from '@nestjs/testing';
 import { DataSource } from 'typeorm';
+import { __resetOutOfContextForTests } from 'nestjs-pino/PinoLogger';
 import request from 'supertest';
 import { AppModule } from 'src/app.module';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
@@ -40,6 +41,9 @@ export async function createTestApp(
   opts: { reset?: boolean; logStream?: NodeJS.WritableStream } = {},
 ): Promise<TestApp> {
   const config = loadConfig(testEnv(env));
+  // nestjs-pino keeps the first app's logger for lines outside a request (start-up, workers)
+  // for the whole process: start each app with its own, so its log stream gets them.
+  __resetOutOfContextForTests();
   const moduleRef = await Test.createTestingModule({ imports: [AppModule] })
     .overrideProvider(APP_CONFIG)
     .useValue(config)

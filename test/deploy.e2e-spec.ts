@@ -1,8 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { loadConfig } from 'src/config/app-config';
-import { SETTINGS } from 'src/config/config.schema';
+import { ConfigError, loadConfig } from 'src/config/app-config';
+import { SECRET_PLACEHOLDER, SETTINGS } from 'src/config/config.schema';
 
 const ROOT = join(__dirname, '..');
 const DIR = join(ROOT, 'deploy', 'kubernetes');
@@ -68,9 +68,24 @@ describe('Kubernetes manifests (deploy/kubernetes)', () => {
     for (const key of configKeys) expect(settings.get(key)!.secret ? `${key} is a secret` : key).toBe(key);
     for (const key of secretKeys) expect(settings.get(key)!.secret ? key : `${key} is not a secret`).toBe(key);
     expect(secretKeys).toEqual(expect.arrayContaining(['SERVICE_DATABASE_URL', 'SERVICE_API_KEY']));
-    // The values are valid for the app (boot would fail on a bad one).
-    const config = loadConfig({ ...configMap.data, ...secret.stringData });
+    // The values are valid for the app once the placeholders are replaced (boot would fail on a bad one).
+    const replaced = Object.fromEntries(Object.entries(secret.stringData as Record<string, string>).map(([k, v]) => [k, v.replaceAll(SECRET_PLACEHOLDER, 'real-secret')]));
+    const config = loadConfig({ ...configMap.data, ...replaced });
     expect(config).toMatchObject({ port: 8100, autoMigrate: false, databaseUrl: expect.stringMatching(/^postgresql:\/\//) });
+  });
+
+  it('refuses to start with the placeholder values of the Secret, naming each setting still holding one', () => {
+    const placeholders = Object.keys(secret.stringData).filter((k) => String(secret.stringData[k]).includes(SECRET_PLACEHOLDER));
+    expect(placeholders).toEqual(expect.arrayContaining(['SERVICE_DATABASE_URL', 'SERVICE_API_KEY']));
+    let problems: string[] = [];
+    try {
+      loadConfig({ ...configMap.data, ...secret.stringData });
+    } catch (e) {
+      problems = (e as ConfigError).problems;
+    }
+    for (const key of placeholders) expect(problems).toContainEqual(expect.stringContaining(`${key} still holds the placeholder`));
+    // The error never shows the value it refused.
+    expect(problems.join(' ')).not.toContain('postgres:5432');
   });
 
   it('migrates in a Job: preflight, then `migrate upgrade head`, then preflight must say GO', () => {

@@ -1,4 +1,4 @@
-import { SETTINGS, SettingSpec } from './config.schema';
+import { SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -146,6 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   for (const spec of SETTINGS) {
     let raw = env[`SERVICE_${spec.name}`];
     for (const alias of spec.aliases ?? []) raw ??= env[alias];
+    if (spec.secret && raw?.includes(SECRET_PLACEHOLDER)) {
+      problems.push(`SERVICE_${spec.name} still holds the placeholder ${SECRET_PLACEHOLDER} (deploy/kubernetes/secret.yaml): set a real secret`);
+      continue;
+    }
     const parsed = parseValue(spec, raw ?? spec.default);
     if (typeof parsed === 'object' && !Array.isArray(parsed)) problems.push(parsed.problem);
     else values.set(spec.name, parsed);

@@ -19,6 +19,13 @@ export interface SettingSpec {
   aliases?: readonly string[];
 }
 
+/**
+ * The value deploy/kubernetes/secret.yaml ships in place of every secret. A deployment that
+ * forgot to replace it would run with a key everyone can read in the repository, so start-up
+ * refuses any secret setting that contains it.
+ */
+export const SECRET_PLACEHOLDER = 'CHANGE_ME';
+
 export const SETTINGS: readonly SettingSpec[] = [
   { name: 'DATABASE_URL', kind: 'string', default: '', description: 'PostgreSQL URL (postgresql://, postgres:// or postgresql+asyncpg://). Empty: embedded PGlite under DATA_DIR.', secret: true },
   { name: 'DATA_DIR', kind: 'string', default: './data', description: 'Directory of the embedded PGlite database (used when DATABASE_URL is empty).' },

@@ -1,5 +1,6 @@
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
@@ -8,6 +9,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { lockDataDir } from './data-dir-lock';
 import { ENTITIES } from './entities';
+import { redactDatabaseUrl } from './redact-url';
 
 export type Engine = 'postgres' | 'pglite';
 
@@ -78,10 +80,15 @@ export function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
   };
 }
 
-export function baseOptions(url: string, poolSize: number, keepIdle = false, limits: Record<string, unknown> = {}): PostgresDataSourceOptions {
+/** A URL, or (the embedded engine) a Unix socket directory with the server's fixed names. */
+type Connection = string | { socketDir: string };
+
+export function baseOptions(connection: Connection, poolSize: number, keepIdle = false, limits: Record<string, unknown> = {}): PostgresDataSourceOptions {
   return {
     type: 'postgres',
-    url,
+    ...(typeof connection === 'string'
+      ? { url: connection }
+      : { host: connection.socketDir, port: EMBEDDED_SOCKET_PORT, username: 'postgres', database: 'postgres' }),
     entities: ENTITIES,
     synchronize: false,
     migrationsRun: false,
@@ -141,13 +148,9 @@ async function closeDataSource(ds: DataSource): Promise<void> {
   await ds.destroy();
 }
 
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/([^:@/]+)(:[^@/]*)?@/, '//$1:***@');
-}
-
 /**
  * PostgreSQL when a URL is configured; otherwise PGlite (Postgres in WASM) persisted under
- * dataDir and served on a loopback socket so the ordinary pg driver talks to it. PGlite is a
+ * dataDir and served on a private Unix socket so the ordinary pg driver talks to it. PGlite is a
  * single session, so the pool is exactly one connection: a second one would be refused, not
  * queued (which is why services always pass the transaction's EntityManager down).
  */
@@ -155,7 +158,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   if (settings.databaseUrl) {
     const ds = new DataSource(baseOptions(settings.databaseUrl, settings.databasePoolSize, settings.databasePoolSize === 1, timeLimitOptions(settings)));
     await initializeWithRetry(ds);
-    return { dataSource: ds, engine: 'postgres', location: redactUrl(settings.databaseUrl), close: () => closeDataSource(ds) };
+    return { dataSource: ds, engine: 'postgres', location: redactDatabaseUrl(settings.databaseUrl), close: () => closeDataSource(ds) };
   }
   const dir = resolve(settings.dataDir, 'pglite');
   mkdirSync(dir, { recursive: true });
@@ -164,22 +167,26 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   let db: PGlite;
   let server: PGLiteSocketServer;
   let ds: DataSource;
+  const socketDir = privateSocketDir();
+  const cleanUp = () => {
+    rmSync(socketDir, { recursive: true, force: true });
+    unlock();
+  };
   try {
     db = await PGlite.create({ dataDir: dir, extensions: { vector } });
-    server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
+    server = new PGLiteSocketServer({ db, path: join(socketDir, `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`), maxConnections: 1 });
     await server.start();
   } catch (err) {
-    unlock();
+    cleanUp();
     throw err;
   }
   try {
-    const port = (server as unknown as { port: number }).port;
-    ds = new DataSource(baseOptions(`postgresql://postgres@127.0.0.1:${port}/postgres`, 1, true));
+    ds = new DataSource(baseOptions({ socketDir }, 1, true));
     await initializeWithRetry(ds);
   } catch (err) {
     await server.stop();
     await db.close();
-    unlock();
+    cleanUp();
     throw err;
   }
   return {
@@ -190,7 +197,22 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
       await closeDataSource(ds);
       await server.stop();
       await db.close();
-      unlock();
+      cleanUp();
     },
   };
+}
+
+/**
+ * The embedded server speaks the PostgreSQL protocol with no authentication (PGlite has no
+ * users), so it must not listen where others can reach it: a TCP port on 127.0.0.1 is open to
+ * every local user and to any process in the container. It listens on a Unix socket in a
+ * directory only this user can enter (mkdtemp creates it 0700), under the system temp dir to
+ * stay within the ~100-byte limit of socket paths. The port is only part of the socket's name.
+ */
+const EMBEDDED_SOCKET_PORT = 5432;
+
+function privateSocketDir(): string {
+  const socketDir = mkdtempSync(join(tmpdir(), 'memsvc-pglite-'));
+  chmodSync(socketDir, 0o700);
+  return socketDir;
 }

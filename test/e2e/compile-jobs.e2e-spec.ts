@@ -79,7 +79,7 @@ describe('asynchronous compile jobs', () => {
       spy.mockRestore();
     }
     const res = await status(t, body.job_id).expect(200);
-    expect(res.body).toMatchObject({ status: 'failed', error: 'compiler exploded', completed_at: expect.any(String) });
+    expect(res.body).toMatchObject({ status: 'failed', error: expect.stringContaining(`request id job:${body.job_id}`), completed_at: expect.any(String) });
     expect(res.body).not.toHaveProperty('memories_created');
     const [episode] = await t.ds.query(`SELECT last_compiled_at FROM episodes WHERE id = $1`, [episodeId]);
     expect(episode.last_compiled_at).toBeNull();

@@ -126,7 +126,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
     await ingestText(t, 'evt', 'My name is Ada.');
     const res = await compile(t, { subject_id: 'evt' }).expect(200);
     const events = await t.ds.query(`SELECT payload FROM webhook_events WHERE event = 'memories.compiled' AND payload->'data'->>'subject_id' = 'evt'`);
-    expect(events.map((e: { payload: { data: unknown } }) => e.payload.data)).toEqual([{ subject_id: 'evt', memories_created: res.body.memories_created }]);
+    expect(events.map((e: { payload: { data: unknown } }) => e.payload.data)).toEqual([{ subject_id: 'evt', memories_created: res.body.memories_created, tenant_id: null }]);
   });
 
   it('compiles each episode exactly once under ten parallel compile calls interleaved with ingestion', async () => {

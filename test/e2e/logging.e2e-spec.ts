@@ -44,6 +44,19 @@ describe('structured logs', () => {
     expect(text).toContain('api_key=[Redacted]');
   });
 
+  it('redacts the key by the parameter name the server parses (api%5Fkey is api_key), on every route and outcome', async () => {
+    capture.lines = [];
+    await request(t.http).get('/ops/migrations?api%5Fkey=top-secret-key').expect(200);
+    await request(t.http).get('/v1/subjects?api%5fkey=top-secret-key').set('X-Tenant-ID', 'tenant-a').expect(200);
+    await request(t.http).get('/v1/no-such-route?%61pi_key=top-secret-key');
+    await request(t.http).get('/v1/subjects?api%5Fkey=wrong-key-value&api_key%5B%5D=wrong-key-value').set('X-Tenant-ID', 'tenant-a').expect(403);
+    const text = JSON.stringify(capture.lines);
+    expect(capture.lines.filter((l) => l.req)).toHaveLength(4);
+    expect(text).not.toContain('top-secret-key');
+    expect(text).not.toContain('wrong-key-value');
+    expect(text).toContain('api%5Fkey=[Redacted]');
+  });
+
   it('never logs the search text of a query string', async () => {
     capture.lines = [];
     await request(t.http)

@@ -77,7 +77,7 @@ describe('subjects, timeline and deletion', () => {
       expect({ table, n: left[0].n }).toEqual({ table, n: 0 });
     }
     const events = await t.ds.query(`SELECT payload FROM webhook_events WHERE event = 'subject.deleted'`);
-    expect(events.map((e: { payload: { data: unknown } }) => e.payload.data)).toContainEqual({ subject_id: sid, episodes_deleted: 2, memories_deleted: memories });
+    expect(events.map((e: { payload: { data: unknown } }) => e.payload.data)).toContainEqual({ subject_id: sid, episodes_deleted: 2, memories_deleted: memories, tenant_id: null });
   });
 
   it('answers 200 with zero counts for a subject that has no data', async () => {

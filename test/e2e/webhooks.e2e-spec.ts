@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import { createServer, IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { Writable } from 'node:stream';
 import request from 'supertest';
 import { webhooksCommand } from 'src/cli/webhooks.command';
 import { loadConfig } from 'src/config/app-config';
@@ -37,6 +38,16 @@ class Receiver {
   }
 }
 
+/** A log destination that parses each JSON line into `into`. */
+function logLines(into: Record<string, unknown>[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) into.push(JSON.parse(line));
+      done();
+    },
+  });
+}
+
 const episode = (subject = 'wh-subject') => ({
   subject_id: subject,
   source: 'user',
@@ -69,6 +80,45 @@ describe('webhooks without WEBHOOK_URL', () => {
     expect((await t.ds.query(`SELECT count(*)::int AS n FROM webhook_events`))[0].n).toBe(0);
     const stats = await request(t.http).get('/admin/webhooks/stats').expect(200);
     expect(stats.body).toEqual({ pending: 0, delivered: 0, dead_letter: 0, total: 0, oldest_pending_age_seconds: null });
+  });
+});
+
+describe('webhooks in single-tenant mode, unsigned, over plain http', () => {
+  const receiver = new Receiver();
+  const lines: Record<string, unknown>[] = [];
+  let t: TestApp;
+  beforeAll(async () => {
+    const url = await receiver.start();
+    t = await createTestApp({ SERVICE_WEBHOOK_URL: url, SERVICE_LOG_LEVEL: 'info' }, { logStream: logLines(lines) });
+  });
+  afterAll(async () => {
+    await t.close();
+    await receiver.stop();
+  });
+
+  it('sends data.tenant_id null and no tenant header when tenants are not used', async () => {
+    await ingest(t, 'wh-single');
+    expect(await t.app.get(WebhookDeliveryWorker).runOnce()).toBe(1);
+    const { headers, body } = receiver.received[0];
+    expect(JSON.parse(body).data).toMatchObject({ subject_id: 'wh-single', tenant_id: null });
+    expect(headers['x-webhook-tenant-id']).toBeUndefined();
+    expect(headers['x-webhook-signature']).toBeUndefined();
+  });
+
+  it('warns at start-up that deliveries are unsigned', () => {
+    const warnings = lines.filter((l) => l.level === 40 && l.context === 'webhooks').map((l) => String(l.msg));
+    expect(warnings).toEqual([expect.stringMatching(/unsigned.*SERVICE_WEBHOOK_SECRET/)]);
+  });
+});
+
+describe('webhook start-up warnings', () => {
+  it('warns at start-up about plain http to a host beyond loopback, naming the host but not the URL', async () => {
+    const other: Record<string, unknown>[] = [];
+    const app = await createTestApp({ SERVICE_WEBHOOK_URL: 'http://hooks.example.com/in?token=t0ps3cret', SERVICE_WEBHOOK_SECRET: 's', SERVICE_LOG_LEVEL: 'info' }, { logStream: logLines(other) });
+    await app.close();
+    const warnings = other.filter((l) => l.level === 40 && l.context === 'webhooks').map((l) => String(l.msg));
+    expect(warnings).toEqual([expect.stringMatching(/plain http to hooks\.example\.com/)]);
+    expect(JSON.stringify(other)).not.toContain('t0ps3cret');
   });
 });
 
@@ -114,7 +164,8 @@ describe('webhook delivery', () => {
     expect(headers['content-type']).toBe('application/json');
     const parsed = JSON.parse(body);
     expect(Object.keys(parsed)).toEqual(['event', 'timestamp', 'data']);
-    expect(parsed).toEqual({ event: 'episode.created', timestamp: expect.any(String), data: { id: episodeId, subject_id: 'wh-subject' } });
+    expect(parsed).toEqual({ event: 'episode.created', timestamp: expect.any(String), data: { id: episodeId, subject_id: 'wh-subject', tenant_id: 'acme' } });
+    expect(headers['x-webhook-tenant-id']).toBe('acme');
     expect(new Date(parsed.timestamp).toISOString()).toBe(parsed.timestamp);
 
     const ts = headers['x-webhook-timestamp'] as string;
@@ -142,6 +193,23 @@ describe('webhook delivery', () => {
     });
     expect(typeof status.body.created_at).toBe('string');
     expect(typeof status.body.delivered_at).toBe('string');
+  });
+
+  it('names the tenant of every event in data.tenant_id and a header covered by the signature, so one receiver serves many tenants', async () => {
+    await ingest(t, 'wh-a', auth);
+    await ingest(t, 'wh-b', { ...auth, 'X-Tenant-ID': 'globex' });
+    await request(t.http).post('/v1/memories/compile').set({ ...auth, 'X-Tenant-ID': 'globex' }).send({ subject_id: 'wh-b' }).expect(200);
+    await request(t.http).delete('/v1/subjects/wh-a').set(auth).expect(200);
+    while ((await worker.runOnce()) > 0);
+    const seen = receiver.received.map(({ headers, body }) => {
+      const ts = headers['x-webhook-timestamp'] as string;
+      // The receiver's check: the signature verifies, then the header must equal the signed data.tenant_id.
+      expect(headers['x-webhook-signature']).toBe(`sha256=${createHmac('sha256', 'wh-secret').update(`${ts}.${body}`).digest('hex')}`);
+      const parsed = JSON.parse(body);
+      expect(headers['x-webhook-tenant-id']).toBe(parsed.data.tenant_id);
+      return `${parsed.event}:${parsed.data.tenant_id}`;
+    });
+    expect(seen.sort()).toEqual(['episode.created:acme', 'episode.created:globex', 'memories.compiled:globex', 'subject.deleted:acme']);
   });
 
   it('retries a failing receiver with growing backoff and delivers once it accepts', async () => {

@@ -36,11 +36,38 @@ export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream |
 }
 
 /**
- * Query values that must never reach a log line: the API key (accepted as `api_key`) and the
- * search text `q`, which is the user's own words like any payload.
+ * Query parameters whose values must never reach a log line: the API key (accepted as
+ * `api_key`, compat.md) and the search text `q`, which is the user's own words like any payload.
  */
-const REDACTED_QUERY = /([?&](?:api_key|q)=)[^&]*/gi;
+const REDACTED_PARAMS = new Set(['api_key', 'q']);
 
+/**
+ * The parameter's name as the query parser reads it: percent-decoded, `+` as space (so
+ * `api%5Fkey` is `api_key`), without a trailing `[…]` that some parsers strip, case-insensitive.
+ * A name that does not decode is compared as sent.
+ */
+function parsedParamName(rawName: string): string {
+  let name = rawName.replace(/\+/g, ' ');
+  try {
+    name = decodeURIComponent(name);
+  } catch {
+    // Malformed escapes: the parser keeps them as they are, and so does this.
+  }
+  return name.replace(/\[[^\]]*\]$/, '').trim().toLowerCase();
+}
+
+/**
+ * The URL for a log line with every redacted parameter's value replaced, matched by the name
+ * the server parses (not by its spelling in the URL). The rest of the URL stays as sent.
+ */
 export function redactQuery(url: string): string {
-  return url.replace(REDACTED_QUERY, '$1[Redacted]');
+  const q = url.indexOf('?');
+  if (q < 0) return url;
+  const pairs = url.slice(q + 1).split(/([&;])/);
+  for (let i = 0; i < pairs.length; i += 2) {
+    const eq = pairs[i].indexOf('=');
+    const name = eq < 0 ? pairs[i] : pairs[i].slice(0, eq);
+    if (REDACTED_PARAMS.has(parsedParamName(name))) pairs[i] = `${name}=[Redacted]`;
+  }
+  return `${url.slice(0, q + 1)}${pairs.join('')}`;
 }

@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import {
   buildEventBody,
+  webhookSetupWarnings,
   classifyDeliveryResult,
   isDead,
   nextAttemptDelayMs,
@@ -46,12 +47,34 @@ describe('signPayload', () => {
 });
 
 describe('buildEventBody', () => {
-  it('has the contract shape {event, timestamp, data}', () => {
-    expect(buildEventBody('subject.deleted', { subject_id: 's', episodes_deleted: 1, memories_deleted: 2 }, 'T')).toEqual({
+  it('has the contract shape {event, timestamp, data} with the tenant in data.tenant_id', () => {
+    expect(buildEventBody('subject.deleted', { subject_id: 's', episodes_deleted: 1, memories_deleted: 2 }, 'T', 'acme')).toEqual({
       event: 'subject.deleted',
       timestamp: 'T',
-      data: { subject_id: 's', episodes_deleted: 1, memories_deleted: 2 },
+      data: { subject_id: 's', episodes_deleted: 1, memories_deleted: 2, tenant_id: 'acme' },
     });
+    expect(buildEventBody('subject.deleted', { subject_id: 's' }, 'T', null).data).toEqual({ subject_id: 's', tenant_id: null });
+  });
+
+  it('takes the tenant from the row, never from the data', () => {
+    expect(buildEventBody('subject.deleted', { subject_id: 's', tenant_id: 'forged' }, 'T', 'acme').data.tenant_id).toBe('acme');
+  });
+});
+
+describe('webhookSetupWarnings', () => {
+  it('says nothing when webhooks are off, or signed and sent over https or to loopback', () => {
+    expect(webhookSetupWarnings('', '')).toEqual([]);
+    expect(webhookSetupWarnings('https://hooks.example.com/in', 's')).toEqual([]);
+    for (const host of ['127.0.0.1', 'localhost', '[::1]', '127.8.9.10']) expect(webhookSetupWarnings(`http://${host}:9/in`, 's')).toEqual([]);
+  });
+
+  it('warns about unsigned deliveries and about plain http to another host, naming the host only', () => {
+    const warnings = webhookSetupWarnings('http://hooks.example.com/in?token=t0ps3cret', '');
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/unsigned.*SERVICE_WEBHOOK_SECRET/);
+    expect(warnings[1]).toMatch(/plain http to hooks\.example\.com/);
+    expect(warnings.join(' ')).not.toContain('t0ps3cret');
+    expect(webhookSetupWarnings('http://10.0.0.5/in', 's')).toEqual([expect.stringMatching(/plain http to 10\.0\.0\.5/)]);
   });
 });
 

@@ -10,6 +10,10 @@
  *   re-sends it after the receiver is fixed.
  * - Signature: hex HMAC-SHA256 with the shared secret over `${timestamp}.${body}`, where body
  *   is the exact request body text; binding the timestamp lets receivers refuse replays.
+ * - Tenant: every body carries `data.tenant_id` (null without tenants), so one receiver can
+ *   serve many tenants; the `X-Webhook-Tenant-Id` header repeats it for routing before parsing.
+ *   The header is signed through the body: a receiver accepts it only when the signature
+ *   verifies and it equals `data.tenant_id` (docs/operations.md "Security model" has the code).
  */
 import { createHmac } from 'node:crypto';
 
@@ -27,7 +31,7 @@ export type WebhookEventName =
 export interface WebhookBody<D extends object = Record<string, unknown>> {
   event: WebhookEventName;
   timestamp: string;
-  data: D;
+  data: D & { tenant_id: string | null };
 }
 
 export interface BackoffPolicy {
@@ -41,9 +45,49 @@ export interface RetryPolicy extends BackoffPolicy {
   maxAttempts: number;
 }
 
-/** The contract's body shape: `{event, timestamp, data}`. */
-export function buildEventBody<D extends object>(event: WebhookEventName, data: D, timestamp: string): WebhookBody<D> {
-  return { event, timestamp, data };
+/**
+ * The contract's body shape: `{event, timestamp, data}`, with the event's tenant as
+ * `data.tenant_id`. The tenant always comes from the event row, never from the data passed in.
+ */
+export function buildEventBody<D extends object>(event: WebhookEventName, data: D, timestamp: string, tenantId: string | null): WebhookBody<D> {
+  return { event, timestamp, data: { ...data, tenant_id: tenantId } };
+}
+
+/**
+ * The body as sent for a stored event row. The row's tenant_id column is the authority for
+ * `data.tenant_id` (rows queued before it was stamped into the payload get it too).
+ */
+export function eventBodyOf(row: { tenant_id: string | null; payload: { event: string; timestamp: string; data: Record<string, unknown> } }): WebhookBody {
+  return buildEventBody(row.payload.event as WebhookEventName, row.payload.data, row.payload.timestamp, row.tenant_id);
+}
+
+/** Header naming the event's tenant (absent for events without one). */
+export const TENANT_HEADER = 'X-Webhook-Tenant-Id';
+
+const LOOPBACK_HOSTS = /^(localhost|127(?:\.\d{1,3}){3}|\[::1\]|::1)$/i;
+
+/**
+ * What an operator must hear at start-up about the webhook setup: unsigned deliveries (a
+ * receiver cannot tell ours from a forger's) and plain http beyond this machine (bodies carry
+ * customer data, readable and alterable on the way). Names the host only: a URL may carry a
+ * token in its path or query.
+ */
+export function webhookSetupWarnings(url: string, secret: string): string[] {
+  if (url === '') return [];
+  const warnings: string[] = [];
+  if (secret === '') {
+    warnings.push('webhook deliveries are unsigned: set SERVICE_WEBHOOK_SECRET so receivers can verify X-Webhook-Signature');
+  }
+  let parsed: URL | null = null;
+  try {
+    parsed = new URL(url);
+  } catch {
+    parsed = null;
+  }
+  if (parsed !== null && parsed.protocol === 'http:' && !LOOPBACK_HOSTS.test(parsed.hostname)) {
+    warnings.push(`webhook deliveries go over plain http to ${parsed.hostname}: event data and signatures travel unencrypted; use an https:// SERVICE_WEBHOOK_URL`);
+  }
+  return warnings;
 }
 
 export function signPayload(secret: string, timestamp: string | number, body: string): string {

@@ -5,7 +5,7 @@ import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeWebhookOutcome, observeWebhookPost } from 'src/common/metrics/instrument';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { buildEventBody, DeliveryResult, nextDeliveryStep, RetryPolicy, signPayload, WebhookEventName } from './delivery-policy';
+import { DeliveryResult, eventBodyOf, nextDeliveryStep, RetryPolicy, signPayload, TENANT_HEADER } from './delivery-policy';
 import { WebhookEventRow, WebhooksRepository } from './webhooks.repository';
 
 /**
@@ -101,7 +101,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   private async post(row: WebhookEventRow): Promise<DeliveryResult | null> {
     const timeoutMs = this.config.webhookTimeoutMs;
     // The stored jsonb reorders keys; rebuild the contract's {event, timestamp, data} order.
-    const body = JSON.stringify(buildEventBody(row.payload.event as WebhookEventName, row.payload.data, row.payload.timestamp));
+    const body = JSON.stringify(eventBodyOf(row));
     const sentAt = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       'Content-Type': 'application/json',
@@ -110,6 +110,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       'X-Webhook-Event': row.event,
       'X-Webhook-Timestamp': String(sentAt),
     };
+    if (row.tenant_id !== null) headers[TENANT_HEADER] = row.tenant_id;
     if (this.config.webhookSecret !== '') headers['X-Webhook-Signature'] = `sha256=${signPayload(this.config.webhookSecret, sentAt, body)}`;
     const controller = new AbortController();
     let timedOut = false;

@@ -1,11 +1,11 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { buildEventBody, WebhookEventName } from './delivery-policy';
+import { buildEventBody, WebhookEventName, webhookSetupWarnings } from './delivery-policy';
 import { RequeueDeadLettersDto, RequeueDeadLettersResultDto, toWebhookEventDto, WebhookEventDto, WebhookStatsDto } from './dto/webhook-admin.dto';
 import { WebhooksRepository } from './webhooks.repository';
 
@@ -15,12 +15,18 @@ import { WebhooksRepository } from './webhooks.repository';
  * nothing is written (contract: no events are sent).
  */
 @Injectable()
-export class WebhooksService {
+export class WebhooksService implements OnApplicationBootstrap {
+  private readonly logger = new Logger('webhooks');
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly repo: WebhooksRepository,
   ) {}
+
+  onApplicationBootstrap(): void {
+    for (const warning of webhookSetupWarnings(this.config.webhookUrl, this.config.webhookSecret)) this.logger.warn(warning);
+  }
 
   get enabled(): boolean {
     return this.config.webhookUrl !== '';
@@ -36,7 +42,7 @@ export class WebhooksService {
     await this.repo.insert(
       em,
       scope,
-      events.map((e) => ({ event: e.event, payload: buildEventBody(e.event, e.data, timestamp) })),
+      events.map((e) => ({ event: e.event, payload: buildEventBody(e.event, e.data, timestamp, scope.insertValue) })),
     );
   }
 

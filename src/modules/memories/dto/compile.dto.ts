@@ -70,7 +70,7 @@ export class CompileJobDto {
   memories_created?: number;
   /** Present when completed: the memories the job stored (those still existing). */
   memories?: MemoryDto[];
-  /** Present when failed. */
+  /** Present when failed: a generic message with the request id of the failure in the service log. */
   error?: string;
 }
 
@@ -87,6 +87,16 @@ export function toCompileJobDto(job: CompileJobRow, memories: MemoryRow[] = []):
     dto.memories_created = job.memories_created ?? memories.length;
     dto.memories = memories.map(toMemoryDto);
   }
-  if (job.status === 'failed') dto.error = job.error ?? 'compile failed';
+  if (job.status === 'failed') dto.error = tenantVisibleJobError(job.id);
   return dto;
+}
+
+/**
+ * What a tenant (REST or MCP) learns of a failed job: a generic message and the request id the
+ * worker logged the failure under. The stored error comes from drivers, model gateways and
+ * compilers, and carries host names, SQL and provider answers: it stays in the log and in the
+ * operator's /admin/jobs.
+ */
+export function tenantVisibleJobError(jobId: string): string {
+  return `Compile failed (request id job:${jobId}). Retry the compile; if it fails again, give the request id to the service operator.`;
 }

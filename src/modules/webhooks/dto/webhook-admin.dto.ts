@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsOptional, IsString, IsUUID } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
+import { eventBodyOf } from '../delivery-policy';
 import type { WebhookEventStatus } from '../webhook-event.entity';
 import type { WebhookEventRow } from '../webhooks.repository';
 
@@ -44,7 +45,7 @@ export class WebhookEventDto {
   next_attempt_at: Date | null;
   created_at: Date;
   delivered_at: Date | null;
-  /** The body sent to the receiver: `{event, timestamp, data}`. */
+  /** The body sent to the receiver: `{event, timestamp, data}`; `data.tenant_id` names the event's tenant (null without tenants). */
   payload: { event: string; timestamp: string; data: Record<string, unknown> };
 }
 
@@ -60,7 +61,7 @@ export function toWebhookEventDto(row: WebhookEventRow): WebhookEventDto {
     next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
     created_at: row.created_at,
     delivered_at: row.delivered_at,
-    payload: { event: row.payload.event, timestamp: row.payload.timestamp, data: row.payload.data },
+    payload: eventBodyOf(row),
   };
 }
 
