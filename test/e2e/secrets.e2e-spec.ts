@@ -51,7 +51,8 @@ describe('nothing secret in the wrong place', () => {
       await db.close();
       rmSync(dataDir, { recursive: true, force: true });
     }
-  });
+    // A first PGlite start runs initdb: seconds alone, far more on a loaded CI machine.
+  }, 240_000);
 
   it('shows a tenant a generic error with the request id for a failed compile job, and logs the detail under that id', async () => {
     const log = capture();
