@@ -36,7 +36,7 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect((await get(created.id).expect(200)).body).toEqual(created);
     expect((await search('u-read')).body.memories.map((m: Memory) => m.id)).toEqual([created.id]);
     const [event] = await events('memory.created');
-    expect(event).toEqual({ memory_id: created.id, subject_id: 'u-read', kind: 'profile_fact', status: 'active', supersedes: [] });
+    expect(event).toEqual({ memory_id: created.id, subject_id: 'u-read', kind: 'profile_fact', status: 'active', supersedes: [], tenant_id: null });
   });
 
   it('supersedes the active memory it restates, compiled or remembered, keeping the old one as history', async () => {
@@ -93,7 +93,7 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect((await search('u-fix')).body.memories.map((m: Memory) => m.id)).toEqual([v2.id]);
     const conflict = await correct(v1.id, { content: 'again' }).expect(409);
     expect(conflict.body.error).toMatchObject({ code: 'conflict', details: { status: 'superseded', superseded_by: v2.id } });
-    expect((await events('memory.updated')).find((e) => e.memory_id === v2.id)).toEqual({ memory_id: v2.id, subject_id: 'u-fix', kind: 'profile_fact', status: 'active', supersedes: [v1.id] });
+    expect((await events('memory.updated')).find((e) => e.memory_id === v2.id)).toEqual({ memory_id: v2.id, subject_id: 'u-fix', kind: 'profile_fact', status: 'active', supersedes: [v1.id], tenant_id: null });
   });
 
   it('refuses an empty correction and one dated before the corrected version', async () => {
@@ -118,7 +118,7 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect((await search('u-forget')).body.memories).toEqual([]);
     expect((await forget(v2.id).expect(200)).body.memories_forgotten).toBe(0);
     const deleted = await events('memory.deleted');
-    expect(deleted).toEqual([{ memory_id: v2.id, subject_id: 'u-forget', kind: 'profile_fact', status: 'tombstoned', memories_forgotten: 2 }]);
+    expect(deleted).toEqual([{ memory_id: v2.id, subject_id: 'u-forget', kind: 'profile_fact', status: 'tombstoned', memories_forgotten: 2, tenant_id: null }]);
     expect(JSON.stringify(await t.ds.query(`SELECT payload FROM webhook_events`))).not.toMatch(/555 0/);
   });
 
