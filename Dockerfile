@@ -17,6 +17,9 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY vendor ./vendor
+COPY bin ./bin
+# `memory-service migrate upgrade head`, `memory-service preflight`, … in the running image.
+RUN ln -s /app/bin/memory-service.js /usr/local/bin/memory-service
 RUN mkdir -p /data && chown -R node:node /data
 USER node
 EXPOSE 8100

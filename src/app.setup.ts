@@ -12,13 +12,14 @@ import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppConfig } from 'src/config/app-config';
 import { finishOpenApi } from 'src/common/http/openapi-document';
+import { SERVICE_VERSION } from 'src/common/version';
 
 /** `tenantHeader`: the configured header name; the checked-in document uses the default. */
 export function buildOpenApi(app: INestApplication, tenantHeader = 'X-Tenant-ID'): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Memory Service')
     .setDescription('Self-hosted memory runtime for AI agents: episodes in, typed memories and token-bounded context out. Contract 0.6.1.')
-    .setVersion('0.6.1')
+    .setVersion(SERVICE_VERSION)
     .build();
   return finishOpenApi(SwaggerModule.createDocument(app, config), tenantHeader);
 }

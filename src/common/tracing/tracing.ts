@@ -2,10 +2,10 @@ import { Attributes, context, Span, SpanKind, SpanStatusCode, trace, Tracer } fr
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { RequestContext } from 'src/common/context/request-context';
+import { SERVICE_VERSION } from 'src/common/version';
 import type { AppConfig } from 'src/config/app-config';
 
 const TRACER_NAME = 'memory-service';
-const SERVICE_VERSION = '0.6.1';
 
 /**
  * Tracing is process-wide state: the OpenTelemetry API keeps one global tracer provider and

@@ -24,6 +24,7 @@ import { UpsertResolutionDto } from 'src/modules/support/dto/resolution.dto';
 import { SlaQueryDto } from 'src/modules/support/dto/sla.dto';
 import { SupportService } from 'src/modules/support/support.service';
 import { RESOLUTION_STATUSES } from 'src/modules/support/support.types';
+import { SERVICE_VERSION } from 'src/common/version';
 import { toToolError } from './mcp-errors';
 
 /**
@@ -70,7 +71,7 @@ export class McpService {
 
   createServer(session: McpSession): McpServer {
     const server = new McpServer(
-      { name: 'memory-service', version: '0.6.1' },
+      { name: 'memory-service', version: SERVICE_VERSION },
       {
         instructions:
           'Durable memory for agents, organised by subject (a user, account, ticket, agent…). Record what happens with ingest_episode, ' +
