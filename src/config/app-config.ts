@@ -1,4 +1,5 @@
 import { SETTINGS, SettingSpec } from './config.schema';
+import { parseSigningKeys, SigningKeys } from './signing-keys';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -58,6 +59,10 @@ export interface AppConfig {
   otelServiceName: string;
   otelSampleRatio: number;
   mcpTenant: string;
+  receipts: 'off' | 'on_request' | 'always';
+  receiptSigning: SigningKeys;
+  receiptWebhooks: boolean;
+  region: string | null;
 }
 
 export class ConfigError extends Error {
@@ -169,6 +174,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (otelHeaders === null) problems.push('SERVICE_OTEL_EXPORTER_OTLP_HEADERS must be a list like key=value,key2=value2');
   const mcpTenant = String(values.get('MCP_TENANT') ?? '');
   if (mcpTenant.length > 256) problems.push('SERVICE_MCP_TENANT must be at most 256 characters');
+  const signing = parseSigningKeys(String(values.get('RECEIPT_SIGNING_KEYS') ?? ''), String(values.get('RECEIPT_SIGNING_KEY_ID') ?? ''));
+  if ('problems' in signing) problems.push(...signing.problems);
+  const region = String(values.get('REGION') ?? '').trim();
+  if (region.length > 64) problems.push('SERVICE_REGION must be at most 64 characters');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const get = <T extends Parsed>(name: string) => values.get(name) as T;
@@ -231,5 +240,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     otelServiceName: get<string>('OTEL_SERVICE_NAME'),
     otelSampleRatio: get<number>('OTEL_SAMPLE_RATIO'),
     mcpTenant,
+    receipts: get<AppConfig['receipts']>('RECEIPTS'),
+    receiptSigning: signing as SigningKeys,
+    receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),
+    region: region === '' ? null : region,
   });
 }

@@ -5,6 +5,7 @@ import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
+import { ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { SupportService } from 'src/modules/support/support.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
@@ -20,6 +21,7 @@ export class SubjectsService {
     private readonly memories: MemoriesService,
     private readonly support: SupportService,
     private readonly webhooks: WebhooksService,
+    private readonly receipts: ReceiptsService,
   ) {}
 
   async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
@@ -38,6 +40,8 @@ export class SubjectsService {
       const memoriesDeleted = await this.memories.deleteSubject(em, ctx.scope, subjectId);
       const episodesDeleted = await this.episodes.deleteSubject(em, ctx.scope, subjectId);
       await this.support.deleteSubject(em, ctx.scope, subjectId);
+      // Receipts hold the task text, which can name the person (docs/governance.md).
+      await this.receipts.deleteSubject(em, ctx.scope, subjectId);
       const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memoriesDeleted };
       await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
       return result;

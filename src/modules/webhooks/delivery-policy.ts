@@ -21,6 +21,8 @@ export type WebhookEventName =
   | 'memory.updated'
   | 'memory.deleted'
   | 'subject.deleted'
+  | 'receipt.created'
+  | 'policy.updated'
   | 'subject.health_degraded'
   | 'subject.health_improved';
 
