@@ -250,13 +250,13 @@ export class MemoriesService {
     // The tenant's policy bundle applies to search results too; denials here have no receipt.
     const policy = await this.policies.active(ctx.scope);
     const caller = { caller_id: query.caller_id ?? null, caller_type: query.caller_type ?? null };
-    const result = await this.searchUnfiltered(ctx, query);
+    const result = await this.searchUnfiltered(ctx, query, query.kind);
     return { memories: this.policies.apply(policy, caller, result.memories).kept };
   }
 
-  private async searchUnfiltered(ctx: Ctx, query: SearchMemoriesQueryDto): Promise<MemoriesListDto> {
+  private async searchUnfiltered(ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined): Promise<MemoriesListDto> {
     const em = this.ds.manager;
-    const base = { subjectId: query.subject_id, kind: query.kind, limit: query.limit ?? 20 };
+    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? 20 };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
     if (query.semantic === true && text !== undefined) {
       const local = this.localSimilarity(text);

@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsOptional, IsString, Length, MaxLength } from 'class-validator';
+import { IsOptional, IsString } from 'class-validator';
+import { Length, MaxLength } from 'src/common/http/text-length';
 import { POLICY_MODES, RECEIPTS_SETTINGS } from 'src/modules/policy/policy-bundle';
 import type { PolicyMode, ReceiptsSetting } from 'src/modules/policy/policy-bundle';
 

@@ -1,4 +1,5 @@
-import { IsBoolean, IsOptional, IsString, Length } from 'class-validator';
+import { IsBoolean, IsOptional, IsString } from 'class-validator';
+import { Length } from 'src/common/http/text-length';
 
 /**
  * The governance fields of POST /v1/context and POST /v1/handoff (docs/governance.md section 1):
