@@ -293,11 +293,11 @@ export class MemoriesService {
    * Takes the subject's compile lock first, so a compile in flight commits before the delete
    * reads and none of its memories survive.
    */
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ memories: number; compileJobs: number }> {
     await this.repo.lockSubject(em, scope, subjectId);
-    const deleted = await this.repo.deleteSubject(em, scope, subjectId);
-    await this.jobs.deleteSubject(em, scope, subjectId);
-    return deleted;
+    const memories = await this.repo.deleteSubject(em, scope, subjectId);
+    const compileJobs = await this.jobs.deleteSubject(em, scope, subjectId);
+    return { memories, compileJobs };
   }
 
   /** Every memory of the subject (any status, unless `statuses` is given) in time order. */

@@ -14,7 +14,7 @@ import type { ReceiptRequestFieldsDto } from './dto/receipt-request.dto';
 import { ListReceiptsQueryDto, ReceiptDto, ReceiptListDto, ReceiptVerdictDto } from './dto/receipt.dto';
 import { contextOutput, ReceiptBody, ReceiptMode, ReceiptRequest, SelectedEntry } from './receipt-body';
 import { ReceiptsRepository } from './receipts.repository';
-import { sign, verify, Verdict } from './signing';
+import { sign, signCanonical, verify, Verdict } from './signing';
 
 /**
  * One governed read (context, handoff, or a replay of either) from start to receipt: the
@@ -56,6 +56,16 @@ export interface AssemblyRecord {
 export interface EmittedReceipt {
   receipt_id: string | null;
   receipt_emitted: boolean;
+}
+
+export interface DeletionReceipt {
+  subject_id: string;
+  tenant_id: string | null;
+  deleted_at: string;
+  counts: Record<string, number>;
+  signature: string | null;
+  key_id: string | null;
+  algorithm: string | null;
 }
 
 /** Bytes of receipt bodies one list page carries at most (each body holds its policy snapshot). */
@@ -210,9 +220,15 @@ export class ReceiptsService {
     return verify(body, this.config.receiptSigning);
   }
 
-  /** Signs a body whose signature fields are named like a receipt's; null when signing is off. */
-  signBody(body: Record<string, unknown>) {
-    return sign(body, this.config.receiptSigning);
+  /**
+   * A deletion receipt (docs/governance.md section 4): what was removed and when, signed over
+   * the JCS text of `{subject_id, tenant_id, deleted_at, counts}` like a receipt, so an operator
+   * can prove the erasure later. It holds no deleted content; the service keeps no copy of it.
+   */
+  certifyDeletion(scope: TenantScope, subjectId: string, counts: Record<string, number>): DeletionReceipt {
+    const certificate = { subject_id: subjectId, tenant_id: scope.tenantId, deleted_at: new Date().toISOString(), counts };
+    const signature = signCanonical(certificate, this.config.receiptSigning);
+    return { ...certificate, signature: signature?.signature ?? null, key_id: signature?.key_id ?? null, algorithm: signature?.algorithm ?? null };
   }
 
   /** DELETE /v1/subjects/{id}, inside its transaction. */

@@ -41,11 +41,20 @@ export function hmacHex(key: Buffer, text: string): string {
   return createHmac('sha256', key).update(text, 'utf8').digest('hex');
 }
 
-/** Signs with the active key, or null when signing is off. */
+/** Signs a receipt body with the active key, or null when signing is off. */
 export function sign(body: Record<string, unknown>, keys: SigningKeys): Signature | null {
+  return signText(signingInput(body), keys);
+}
+
+/** Signs any JSON value's JCS text (deletion receipts sign their certificate this way). */
+export function signCanonical(value: Record<string, unknown>, keys: SigningKeys): Signature | null {
+  return signText(canonicalize(value)!, keys);
+}
+
+function signText(text: string, keys: SigningKeys): Signature | null {
   if (keys.activeKeyId === null) return null;
   const key = keys.keys.get(keys.activeKeyId)!;
-  return { signature: hmacHex(key, signingInput(body)), key_id: keys.activeKeyId, algorithm: SIGNATURE_ALGORITHM };
+  return { signature: hmacHex(key, text), key_id: keys.activeKeyId, algorithm: SIGNATURE_ALGORITHM };
 }
 
 /**

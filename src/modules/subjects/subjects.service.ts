@@ -37,14 +37,33 @@ export class SubjectsService {
     return this.ds.transaction(async (em) => {
       // Memories first: it takes the subject's compile lock, so a compile in flight finishes
       // before anything of the subject is read or deleted.
-      const memoriesDeleted = await this.memories.deleteSubject(em, ctx.scope, subjectId);
+      const memories = await this.memories.deleteSubject(em, ctx.scope, subjectId);
       const episodesDeleted = await this.episodes.deleteSubject(em, ctx.scope, subjectId);
-      await this.support.deleteSubject(em, ctx.scope, subjectId);
+      const support = await this.support.deleteSubject(em, ctx.scope, subjectId);
       // Receipts hold the task text, which can name the person (docs/governance.md).
-      await this.receipts.deleteSubject(em, ctx.scope, subjectId);
-      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memoriesDeleted };
+      const receiptsDeleted = await this.receipts.deleteSubject(em, ctx.scope, subjectId);
+      // Stored events name the subject; the subject.deleted event below is the one notice left.
+      const eventsDeleted = await this.webhooks.forgetSubject(em, ctx.scope, subjectId);
+      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memories.memories };
       await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
-      return result;
+      const counts = {
+        episodes: episodesDeleted,
+        memories: memories.memories,
+        compile_jobs: memories.compileJobs,
+        resolutions: support.resolutions_deleted,
+        health_state: support.health_cache_deleted,
+        receipts: receiptsDeleted,
+        events: eventsDeleted,
+      };
+      return {
+        ...result,
+        resolutions_deleted: counts.resolutions,
+        receipts_deleted: counts.receipts,
+        compile_jobs_deleted: counts.compile_jobs,
+        health_state_deleted: counts.health_state,
+        events_deleted: counts.events,
+        deletion_receipt: this.receipts.certifyDeletion(ctx.scope, subjectId, counts),
+      };
     });
   }
 
