@@ -1,6 +1,5 @@
 import { EXPECTED_HEAD } from 'src/db/migrations';
 import request from 'supertest';
-import { EXPECTED_HEAD } from 'src/db/migrations';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 
 describe('probes and docs', () => {
