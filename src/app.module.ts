@@ -25,6 +25,8 @@ import { McpModule } from 'src/modules/mcp/mcp.module';
 import { MemoriesModule } from 'src/modules/memories/memories.module';
 import { MetricsModule } from 'src/modules/metrics/metrics.module';
 import { OpsModule } from 'src/modules/ops/ops.module';
+import { PolicyModule } from 'src/modules/policy/policy.module';
+import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
 import { SnapshotsModule } from 'src/modules/snapshots/snapshots.module';
 import { SubjectsModule } from 'src/modules/subjects/subjects.module';
 import { SupportModule } from 'src/modules/support/support.module';
@@ -52,6 +54,8 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     ContextModule,
     SupportModule,
     SubjectsModule,
+    PolicyModule,
+    ReceiptsModule,
     AdminModule,
     SnapshotsModule,
     McpModule,

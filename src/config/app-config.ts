@@ -1,4 +1,5 @@
 import { SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
+import { parseSigningKeys, SigningKeys } from './signing-keys';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -61,6 +62,10 @@ export interface AppConfig {
   otelServiceName: string;
   otelSampleRatio: number;
   mcpTenant: string;
+  receipts: 'off' | 'on_request' | 'always';
+  receiptSigning: SigningKeys;
+  receiptWebhooks: boolean;
+  region: string | null;
 }
 
 export class ConfigError extends Error {
@@ -188,6 +193,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (replicaUrls.length > 0 && Number(values.get('READ_YOUR_WRITES_WINDOW')) <= Number(values.get('READ_REPLICA_MAX_LAG'))) {
     problems.push('SERVICE_READ_YOUR_WRITES_WINDOW must be longer than SERVICE_READ_REPLICA_MAX_LAG: after the window a write is assumed replayed by every replica in use.');
   }
+  const signing = parseSigningKeys(String(values.get('RECEIPT_SIGNING_KEYS') ?? ''), String(values.get('RECEIPT_SIGNING_KEY_ID') ?? ''));
+  if ('problems' in signing) problems.push(...signing.problems);
+  const region = String(values.get('REGION') ?? '').trim();
+  if (region.length > 64) problems.push('SERVICE_REGION must be at most 64 characters');
   if (problems.length > 0) throw new ConfigError(problems);
 
   const get = <T extends Parsed>(name: string) => values.get(name) as T;
@@ -253,5 +262,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     otelServiceName: get<string>('OTEL_SERVICE_NAME'),
     otelSampleRatio: get<number>('OTEL_SAMPLE_RATIO'),
     mcpTenant,
+    receipts: get<AppConfig['receipts']>('RECEIPTS'),
+    receiptSigning: signing as SigningKeys,
+    receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),
+    region: region === '' ? null : region,
   });
 }

@@ -84,5 +84,10 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'OTEL_EXPORTER_OTLP_HEADERS', kind: 'string', default: '', description: 'Headers sent to the collector, as `key=value,key2=value2`.', secret: true, aliases: ['OTEL_EXPORTER_OTLP_HEADERS'] },
   { name: 'OTEL_SERVICE_NAME', kind: 'string', default: 'memory-service', description: 'service.name resource attribute of the spans.', aliases: ['OTEL_SERVICE_NAME'] },
   { name: 'OTEL_SAMPLE_RATIO', kind: 'number', default: '1', min: 0, max: 1, description: 'Share of new traces sampled (a parent\'s decision is kept).' },
+  { name: 'RECEIPTS', kind: 'enum', default: 'on_request', values: ['off', 'on_request', 'always'], description: 'Context and handoff receipts (docs/governance.md): off; on_request (when the request says emit_receipt: true); always. A tenant\'s policy bundle can override it with its `receipts:` key.' },
+  { name: 'RECEIPT_SIGNING_KEYS', kind: 'string', default: '', description: 'Receipt signing keys as kid=secret pairs, comma-separated (secrets of at least 16 characters). Keep retired ids listed so their receipts still verify. Empty: receipts are unsigned.', secret: true },
+  { name: 'RECEIPT_SIGNING_KEY_ID', kind: 'string', default: '', description: 'Id of the key that signs new receipts; may be empty when exactly one key is configured.' },
+  { name: 'RECEIPT_WEBHOOKS', kind: 'bool', default: 'false', description: 'Emit a `receipt.created` webhook event for every receipt written.' },
+  { name: 'REGION', kind: 'string', default: '', description: 'Region name written into receipts (`region`); empty: null.' },
   { name: 'MCP_TENANT', kind: 'string', default: '', description: 'Tenant of the stdio MCP server (`mcp` command) when no --tenant flag is given; required there when REQUIRE_TENANT is on.' },
 ] as const;

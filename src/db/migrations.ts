@@ -12,6 +12,7 @@ import { EpisodeSessionsAndSearch1700000000010 } from '../../migrations/0010_epi
 import { JobResultsAndLeases1700000000011 } from '../../migrations/0011_job_results_and_leases';
 import { AddHealthCache1700000000012 } from '../../migrations/0012_add_health_cache';
 import { MemoryManagement1700000000013 } from '../../migrations/0013_memory_management';
+import { Governance1700000000014 } from '../../migrations/0014_governance';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -32,8 +33,9 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   JobResultsAndLeases1700000000011,
   AddHealthCache1700000000012,
   MemoryManagement1700000000013,
+  Governance1700000000014,
 ];
 
-export const EXPECTED_HEAD = '0013_memory_management';
+export const EXPECTED_HEAD = '0014_governance';
 /** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
-export const MINIMUM_COMPATIBLE = '0013_memory_management';
+export const MINIMUM_COMPATIBLE = '0014_governance';

@@ -3,7 +3,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
 
-const MEMORY_KEYS = ['confidence', 'content', 'created_at', 'id', 'kind', 'metadata', 'origin', 'source_episode_ids', 'status', 'subject_id', 'summary', 'updated_at', 'valid_from', 'valid_to'];
+const MEMORY_KEYS = ['confidence', 'content', 'created_at', 'id', 'kind', 'metadata', 'origin', 'sensitivity_labels', 'source_episode_ids', 'status', 'subject_id', 'summary', 'updated_at', 'valid_from', 'valid_to'];
 
 
 const compile = (t: TestApp, body: Record<string, unknown>) => request(t.http).post('/v1/memories/compile').send(body);

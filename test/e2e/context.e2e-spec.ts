@@ -75,7 +75,7 @@ describe('POST /v1/context', () => {
 
   it('returns the bundle shape with provenance arrays matching the listed items', async () => {
     const b = await context(t, { subject_id: 'juno', task: 'Help Juno with the wifi router problem' });
-    expect(Object.keys(b).sort()).toEqual(['assembled_context', 'episodes', 'facts', 'procedures', 'provenance', 'sessions', 'subject_id', 'task', 'token_estimate']);
+    expect(Object.keys(b).sort()).toEqual(['assembled_context', 'episodes', 'facts', 'procedures', 'provenance', 'receipt_emitted', 'receipt_id', 'sessions', 'subject_id', 'task', 'token_estimate']);
     expect(b.subject_id).toBe('juno');
     expect(b.task).toBe('Help Juno with the wifi router problem');
     const facts = b.facts.filter((m) => m.kind === 'profile_fact').map((m) => m.id);
@@ -177,6 +177,8 @@ describe('POST /v1/context', () => {
     expect(b).toEqual({
       subject_id: 'nobody',
       task: 'anything at all',
+      receipt_id: null,
+      receipt_emitted: false,
       facts: [],
       episodes: [],
       procedures: [],

@@ -85,7 +85,7 @@ describe('GET /v1/memories/search', () => {
 
   it('returns memories in the compat record shape', async () => {
     const [m] = (await search(t, { subject_id: 'searcher', limit: 1 }).expect(200)).body.memories;
-    expect(Object.keys(m).sort()).toEqual(['confidence', 'content', 'created_at', 'id', 'kind', 'metadata', 'origin', 'source_episode_ids', 'status', 'subject_id', 'summary', 'updated_at', 'valid_from', 'valid_to']);
+    expect(Object.keys(m).sort()).toEqual(['confidence', 'content', 'created_at', 'id', 'kind', 'metadata', 'origin', 'sensitivity_labels', 'source_episode_ids', 'status', 'subject_id', 'summary', 'updated_at', 'valid_from', 'valid_to']);
     expect(m).toMatchObject({ valid_to: null, source_episode_ids: [], metadata: {}, status: 'active' });
   });
 

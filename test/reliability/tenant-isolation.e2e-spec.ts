@@ -146,7 +146,7 @@ describe('tenant isolation sweep', () => {
   it("the other tenant's writes under the same subject id never touch A's rows", async () => {
     // Delete first: B has nothing there yet, so it is a delete of a missing subject.
     const del = await request(t.http).delete(`/v1/subjects/${enc(S)}`).set(B).expect(200);
-    expect(del.body).toEqual({ subject_id: S, episodes_deleted: 0, memories_deleted: 0 });
+    expect(del.body).toMatchObject({ subject_id: S, episodes_deleted: 0, memories_deleted: 0 });
     const compiled = await request(t.http).post('/v1/memories/compile').set(B).send({ subject_id: S }).expect(200);
     expect(compiled.body.memories_created).toBe(0);
     // A's idempotency key means nothing to B: a new episode of B's, not A's.
@@ -159,7 +159,7 @@ describe('tenant isolation sweep', () => {
     const b = await request(t.http).get(`/v1/timeline?subject_id=${enc(S)}`).set(B).expect(200);
     expect(b.body.episodes.map((e: { id: string }) => e.id)).toEqual([ep.body.id]);
     const del2 = await request(t.http).delete(`/v1/subjects/${enc(S)}`).set(B).expect(200);
-    expect(del2.body).toEqual({ subject_id: S, episodes_deleted: 1, memories_deleted: 0 });
+    expect(del2.body).toMatchObject({ subject_id: S, episodes_deleted: 1, memories_deleted: 0 });
     expect(await dumpTenant(t, 'tenant-a')).toEqual(before);
     const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM episodes WHERE tenant_id IS NULL AND subject_id = $1`, [S]);
     expect(n).toBe(1);

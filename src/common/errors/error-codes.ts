@@ -17,6 +17,11 @@ export enum ErrorCode {
   ChecksumMismatch = 'checksum_mismatch',
   IdConflict = 'id_conflict',
   InvalidDocument = 'invalid_document',
+  CallerIdentityRequired = 'caller_identity_required',
+  InvalidPolicy = 'invalid_policy',
+  UnreplayableMissingPolicySnapshot = 'unreplayable.missing_policy_snapshot',
+  UnreplayableNestedReplay = 'unreplayable.nested_replay',
+  UnreplayableInvalidSnapshot = 'unreplayable.invalid_snapshot',
 }
 
 export const ERROR_STATUS: Record<ErrorCode, number> = {
@@ -41,4 +46,10 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   [ErrorCode.ChecksumMismatch]: 400,
   [ErrorCode.IdConflict]: 400,
   [ErrorCode.InvalidDocument]: 400,
+  // docs/governance.md: a policy that requires a caller identity refuses an anonymous read.
+  [ErrorCode.CallerIdentityRequired]: 401,
+  [ErrorCode.InvalidPolicy]: 422,
+  [ErrorCode.UnreplayableMissingPolicySnapshot]: 422,
+  [ErrorCode.UnreplayableNestedReplay]: 422,
+  [ErrorCode.UnreplayableInvalidSnapshot]: 422,
 };

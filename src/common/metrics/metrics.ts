@@ -125,6 +125,18 @@ export const metrics = {
     buckets: [50, 100, 250, 500, 1000, 2000, 4000, 8000, 16000, 32000, 64000, 128000],
     registers: [registry],
   }),
+  receipts: new Counter({
+    name: 'memory_receipts_total',
+    help: 'Context and handoff receipts by outcome: written, failed (the bundle was still returned, receipt_emitted false).',
+    labelNames: ['outcome'] as const,
+    registers: [registry],
+  }),
+  policyDenials: new Counter({
+    name: 'memory_policy_denials_total',
+    help: 'Memories a policy bundle denied to a caller, by mode: enforce (left out) or log_only (recorded only).',
+    labelNames: ['mode'] as const,
+    registers: [registry],
+  }),
   mcpToolCalls: new Counter({
     name: 'memory_mcp_tool_calls_total',
     help: 'MCP tool calls by tool, transport (http, stdio) and outcome (ok, error).',

@@ -49,7 +49,7 @@ export interface CandidateQuery {
 }
 
 const EPISODE_COLUMNS = ['id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at', 'seq'];
-const MEMORY_COLUMNS = ['id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids', 'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'origin', 'created_at', 'updated_at'];
+const MEMORY_COLUMNS = ['id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids', 'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'origin', 'created_at', 'updated_at', 'sensitivity_labels'];
 
 function columns(alias: string, names: string[]): SqlFragment {
   return raw(names.map((c) => `${alias}.${c}`).join(', '));

@@ -9,6 +9,8 @@ import type { VectorMode } from 'src/db/vector-support';
 import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
+import { episodeEntry, memoryEntry } from 'src/modules/receipts/receipt-body';
+import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
 import { assembleContext } from './assemble';
@@ -72,11 +74,18 @@ export class ContextService {
     private readonly reads: ReadRouter,
     private readonly repo: ContextRepository,
     private readonly memories: MemoriesService,
+    private readonly receipts: ReceiptsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
   ) {}
 
-  async assemble(ctx: Ctx, dto: ContextRequestDto): Promise<ContextBundleDto> {
+  /**
+   * Governance wraps the assembly at its edges (docs/governance.md): the policy bundle filters
+   * the memory candidates before ranking and the receipt records what was packed, so ranking
+   * and packing stay unaware of it. `opts` is how replay re-runs a receipt's request.
+   */
+  async assemble(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions = {}): Promise<ContextBundleDto> {
+    const gov = await this.receipts.open(ctx, dto, opts);
     const maxTokens = dto.max_tokens ?? this.config.defaultMaxContextTokens;
     const sessionId = dto.session_id ?? null;
     const tsquery = anyWordTsQuery(dto.task, MAX_QUERY_TERMS);
@@ -88,14 +97,14 @@ export class ContextService {
 
     // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
     const { memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => ({
-      memoryRows: await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query),
+      memoryRows: this.receipts.filter(gov, await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query)),
       episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query),
     }));
     const candidates = [
       ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
     ];
-    const packed = assembleContext(dto.subject_id, dto.task, candidates, { maxTokens, sessionId, now: new Date() });
+    const packed = assembleContext(dto.subject_id, dto.task, candidates, { maxTokens, sessionId, now: gov.asOf });
 
     observeContextTokens(packed.token_estimate);
     const memoriesById = new Map(memoryRows.map((m) => [m.id, m]));
@@ -105,6 +114,16 @@ export class ContextService {
     const summaries = ofLabel('episode_summary').map((c) => memoriesById.get(c.id)!);
     const procedures = ofLabel('procedure').map((c) => memoriesById.get(c.id)!);
     const episodes = ofLabel('raw_episode').map((c) => episodesById.get(c.id)!);
+    const receipt = await this.receipts.emit(ctx, gov, {
+      subjectId: dto.subject_id,
+      task: dto.task,
+      request: { endpoint: 'context', max_tokens: maxTokens, session_id: sessionId, caller_id: gov.caller.caller_id, caller_type: gov.caller.caller_type, reason: null },
+      entries: packed.included.map((c, rank) =>
+        c.label === 'raw_episode' ? episodeEntry(episodesById.get(c.id)!, rank, c.score) : memoryEntry(memoriesById.get(c.id)!, rank, c.score),
+      ),
+      text: packed.assembled_context,
+      tokenEstimate: packed.token_estimate,
+    });
 
     return {
       subject_id: dto.subject_id,
@@ -121,6 +140,7 @@ export class ContextService {
       assembled_context: packed.assembled_context,
       token_estimate: packed.token_estimate,
       sessions: bundleSessions(packed.included),
+      ...receipt,
     };
   }
 }

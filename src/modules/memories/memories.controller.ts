@@ -7,6 +7,7 @@ import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorato
 import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, JobIdParamDto } from './dto/compile.dto';
 import { MemoryDto } from './dto/memory.dto';
 import { CorrectMemoryDto, ForgetMemoryQueryDto, ForgetMemoryResultDto, MemoryIdParamDto, RememberMemoryDto } from './dto/memory-write.dto';
+import { SetLabelsDto } from './dto/labels.dto';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { MemoriesService } from './memories.service';
 import { MemoryRecordsService } from './memory-records.service';
@@ -41,6 +42,18 @@ export class MemoriesController {
   @ApiNotFoundResponse({ description: 'not_found: unknown job, or a job of another tenant.', type: ErrorEnvelopeDto })
   jobStatus(@ReqCtx() ctx: Ctx, @Param() params: JobIdParamDto): Promise<CompileJobDto> {
     return this.memories.jobStatus(ctx, params.job_id);
+  }
+
+  /**
+   * Replace a memory's sensitivity labels (trimmed, lowercased, de-duplicated; at most 32, each
+   * 1–64 characters of a-z 0-9 . _ : -); an empty list clears them. A tenant's policy bundle
+   * can keep labelled memories from some callers (docs/governance.md).
+   */
+  @Patch(':id/labels')
+  @ApiOkResponse({ type: MemoryDto })
+  @ApiNotFoundResponse({ description: 'not_found: unknown memory, or a memory of another tenant.', type: ErrorEnvelopeDto })
+  setLabels(@ReqCtx() ctx: Ctx, @Param() params: MemoryIdParamDto, @Body() body: SetLabelsDto): Promise<MemoryDto> {
+    return this.memories.setLabels(ctx, params.id, body.sensitivity_labels);
   }
 
   /** Search a subject's active memories by kind, by text, or semantically (cosine similarity). */

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { EpisodesModule } from 'src/modules/episodes/episodes.module';
+import { PolicyModule } from 'src/modules/policy/policy.module';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import { CompileJobsWorker } from './compile-jobs.worker';
@@ -17,7 +18,7 @@ import { MemoryRecordsService } from './memory-records.service';
 import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
 
 @Module({
-  imports: [EpisodesModule, WebhooksModule],
+  imports: [EpisodesModule, WebhooksModule, PolicyModule],
   controllers: [MemoriesController],
   providers: [
     CompileJobSignal,

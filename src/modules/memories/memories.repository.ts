@@ -57,7 +57,7 @@ export interface SemanticPoolRow {
   created_ms: number;
 }
 
-const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, origin, created_at, updated_at`;
+const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, origin, created_at, updated_at, sensitivity_labels`;
 
 function columns(alias: string, withEmbedding = false): SqlFragment {
   const list = COLUMNS.split(', ').map((c) => `${alias}.${c}`);
@@ -293,6 +293,17 @@ export class MemoriesRepository extends TenantScopedRepository {
       return sql`SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
         FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
     }, { prepared: true });
+  }
+
+  /** Replaces a memory's sensitivity labels; null when no such memory is in scope. */
+  async setLabels(em: EntityManager, scope: TenantScope, id: string, labels: string[]): Promise<MemoryRow | null> {
+    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+      WITH changed AS (
+        UPDATE memories SET sensitivity_labels = ${labels}::varchar[], updated_at = now()
+        WHERE ${t()} AND id = ${id}
+        RETURNING ${raw(COLUMNS)})
+      SELECT * FROM changed`);
+    return rows[0] ?? null;
   }
 
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {

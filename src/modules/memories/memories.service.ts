@@ -12,13 +12,15 @@ import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { PolicyService } from 'src/modules/policy/policy.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import type { CompilerEpisode, ExistingMemory } from './compiler/heuristic-compiler';
 import { restatedMemories } from './compiler/memory-plan';
 import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
-import { MemoryRow, toMemoryDto } from './dto/memory.dto';
+import { MemoryDto, MemoryRow, toMemoryDto } from './dto/memory.dto';
+import { labelsOrThrow } from './sensitivity-labels';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
 import { EMBEDDING_PROVIDER, isUsableVector } from './embeddings/embedding-provider';
@@ -90,6 +92,7 @@ export class MemoriesService {
     @Inject(EMBEDDING_PROVIDER) private readonly embeddings: EmbeddingProvider | null,
     private readonly jobSignal: CompileJobSignal,
     @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
+    private readonly policies: PolicyService,
   ) {}
 
   /** POST /v1/memories/compile: synchronous result, or a pending job when `async` is true. */
@@ -247,8 +250,12 @@ export class MemoriesService {
   async search(ctx: Ctx, query: SearchMemoriesQueryDto): Promise<MemoriesListDto> {
     // Only the stored kinds exist (import and every compiler keep to them): any other matches nothing.
     if (query.kind !== undefined && !isMemoryKind(query.kind)) return { memories: [] };
+    // The tenant's policy bundle applies to search results too; denials here have no receipt.
+    const policy = await this.policies.active(ctx.scope);
+    const caller = { caller_id: query.caller_id ?? null, caller_type: query.caller_type ?? null };
     const kind = query.kind;
-    return this.reads.read(ctx.scope, query.subject_id, (em) => this.searchOn(em, ctx, query, kind));
+    const result = await this.reads.read(ctx.scope, query.subject_id, (em) => this.searchOn(em, ctx, query, kind));
+    return { memories: this.policies.apply(policy, caller, result.memories).kept };
   }
 
   private async searchOn(em: EntityManager, ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined): Promise<MemoriesListDto> {
@@ -273,6 +280,15 @@ export class MemoriesService {
     return { memories: rows.map(toMemoryDto) };
   }
 
+  /** PATCH /v1/memories/{id}/labels: replaces the labels (normalised); 404 for an unknown or another tenant's memory. */
+  async setLabels(ctx: Ctx, id: string, input: unknown[]): Promise<MemoryDto> {
+    const labels = labelsOrThrow(input, ['body', 'sensitivity_labels']);
+    if (!isUUID(id)) throw AppError.notFound(`Memory ${id} not found.`);
+    const row = await this.repo.setLabels(this.ds.manager, ctx.scope, id, labels);
+    if (row === null) throw AppError.notFound(`Memory ${id} not found.`);
+    return toMemoryDto(row);
+  }
+
   // Reads and writes other modules run inside their own transactions (pass its EntityManager).
 
   /**
@@ -280,11 +296,11 @@ export class MemoriesService {
    * Takes the subject's compile lock first, so a compile in flight commits before the delete
    * reads and none of its memories survive.
    */
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ memories: number; compileJobs: number }> {
     await this.repo.lockSubject(em, scope, subjectId);
-    const deleted = await this.repo.deleteSubject(em, scope, subjectId);
-    await this.jobs.deleteSubject(em, scope, subjectId);
-    return deleted;
+    const memories = await this.repo.deleteSubject(em, scope, subjectId);
+    const compileJobs = await this.jobs.deleteSubject(em, scope, subjectId);
+    return { memories, compileJobs };
   }
 
   /** Every memory of the subject (any status, unless `statuses` is given) in time order. */

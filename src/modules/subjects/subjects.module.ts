@@ -1,13 +1,14 @@
 import { Module } from '@nestjs/common';
 import { EpisodesModule } from 'src/modules/episodes/episodes.module';
 import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
 import { SupportModule } from 'src/modules/support/support.module';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { SubjectsController } from './subjects.controller';
 import { SubjectsService } from './subjects.service';
 
 @Module({
-  imports: [EpisodesModule, MemoriesModule, SupportModule, WebhooksModule],
+  imports: [EpisodesModule, MemoriesModule, SupportModule, WebhooksModule, ReceiptsModule],
   controllers: [SubjectsController],
   providers: [SubjectsService],
   exports: [SubjectsService],

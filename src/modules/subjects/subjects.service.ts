@@ -6,6 +6,7 @@ import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
+import { ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { SupportService } from 'src/modules/support/support.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
@@ -22,6 +23,7 @@ export class SubjectsService {
     private readonly memories: MemoriesService,
     private readonly support: SupportService,
     private readonly webhooks: WebhooksService,
+    private readonly receipts: ReceiptsService,
   ) {}
 
   async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
@@ -37,12 +39,33 @@ export class SubjectsService {
     const result = await this.ds.transaction(async (em) => {
       // Memories first: it takes the subject's compile lock, so a compile in flight finishes
       // before anything of the subject is read or deleted.
-      const memoriesDeleted = await this.memories.deleteSubject(em, ctx.scope, subjectId);
+      const memories = await this.memories.deleteSubject(em, ctx.scope, subjectId);
       const episodesDeleted = await this.episodes.deleteSubject(em, ctx.scope, subjectId);
-      await this.support.deleteSubject(em, ctx.scope, subjectId);
-      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memoriesDeleted };
+      const support = await this.support.deleteSubject(em, ctx.scope, subjectId);
+      // Receipts hold the task text, which can name the person (docs/governance.md).
+      const receiptsDeleted = await this.receipts.deleteSubject(em, ctx.scope, subjectId);
+      // Stored events name the subject; the subject.deleted event below is the one notice left.
+      const eventsDeleted = await this.webhooks.forgetSubject(em, ctx.scope, subjectId);
+      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memories.memories };
       await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
-      return result;
+      const counts = {
+        episodes: episodesDeleted,
+        memories: memories.memories,
+        compile_jobs: memories.compileJobs,
+        resolutions: support.resolutions_deleted,
+        health_state: support.health_cache_deleted,
+        receipts: receiptsDeleted,
+        events: eventsDeleted,
+      };
+      return {
+        ...result,
+        resolutions_deleted: counts.resolutions,
+        receipts_deleted: counts.receipts,
+        compile_jobs_deleted: counts.compile_jobs,
+        health_state_deleted: counts.health_state,
+        events_deleted: counts.events,
+        deletion_receipt: this.receipts.certifyDeletion(ctx.scope, subjectId, counts),
+      };
     });
     await this.reads.wrote(ctx.scope, [subjectId]);
     return result;

@@ -8,6 +8,8 @@ import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
+import { episodeEntry, memoryEntry, SelectedEntry } from 'src/modules/receipts/receipt-body';
+import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { HandoffPackDto, HandoffRequestDto, toHandoffPackDto } from './dto/handoff.dto';
 import { HealthResultDto, toHealthResultDto } from './dto/health.dto';
@@ -19,7 +21,7 @@ import { HealthRefresher } from './health-refresher';
 import { buildSessions, isOpenStatus } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
 import { SupportRepository } from './support.repository';
-import type { HealthResult, HealthState, ProcedureMemory, ProfileFact, ResolutionRecord, SupportEpisode } from './support.types';
+import type { HandoffPack, HealthResult, HealthState, ProcedureMemory, ProfileFact, ResolutionRecord, SupportEpisode } from './support.types';
 
 /** What health, SLA and handoff are computed from: all of a subject's episodes and resolutions. */
 interface SupportInputs {
@@ -70,6 +72,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
     private readonly webhooks: WebhooksService,
+    private readonly receipts: ReceiptsService,
   ) {}
 
   onModuleInit(): void {
@@ -136,16 +139,19 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    * POST /v1/handoff. Health is recomputed like a read of it (a change noticed here emits its
    * event); an unknown subject or session gives a pack that says so, not a 404.
    */
-  async handoff(ctx: Ctx, dto: HandoffRequestDto): Promise<HandoffPackDto> {
-    const pack = await this.ds.transaction(async (em) => {
+  async handoff(ctx: Ctx, dto: HandoffRequestDto, opts: GovernanceOptions = {}): Promise<HandoffPackDto> {
+    const gov = await this.receipts.open(ctx, dto, opts);
+    const maxTokens = dto.max_tokens ?? 4000;
+    const { pack, memories, episodes } = await this.ds.transaction(async (em) => {
       const { health, inputs, generatedAt } = await this.recomputeHealth(em, ctx.scope, dto.subject_id);
-      const facts = await this.activeMemories(em, ctx.scope, dto.subject_id, 'profile_fact', generatedAt);
-      const procedures = await this.activeMemories(em, ctx.scope, dto.subject_id, 'procedure', generatedAt);
-      return buildHandoff({
+      // The policy bundle keeps denied facts and procedures out of the pack (docs/governance.md).
+      const facts = this.receipts.filter(gov, await this.activeMemories(em, ctx.scope, dto.subject_id, 'profile_fact', generatedAt));
+      const procedures = this.receipts.filter(gov, await this.activeMemories(em, ctx.scope, dto.subject_id, 'procedure', generatedAt));
+      const built = buildHandoff({
         subjectId: dto.subject_id,
         sessionId: dto.session_id,
         reason: dto.reason ?? 'escalation',
-        maxTokens: dto.max_tokens ?? 4000,
+        maxTokens,
         now: generatedAt,
         episodes: inputs.episodes,
         resolutions: inputs.resolutions,
@@ -153,8 +159,17 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
         procedures: procedures.map((m): ProcedureMemory => ({ id: m.id, content: m.content, created_at: m.created_at })),
         health,
       });
+      return { pack: built, memories: [...facts, ...procedures], episodes: inputs.episodes };
     });
-    return toHandoffPackDto(pack);
+    const receipt = await this.receipts.emit(ctx, gov, {
+      subjectId: dto.subject_id,
+      task: `handoff: ${pack.reason}`,
+      request: { endpoint: 'handoff', max_tokens: maxTokens, session_id: dto.session_id, caller_id: gov.caller.caller_id, caller_type: gov.caller.caller_type, reason: pack.reason },
+      entries: handoffEntries(pack, memories, episodes),
+      text: pack.handoff_notes,
+      tokenEstimate: pack.token_estimate,
+    });
+    return { ...toHandoffPackDto(pack), ...receipt };
   }
 
   // For other modules, inside their transactions.
@@ -224,6 +239,25 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
 
 function toSupportEpisode(row: EpisodeRow): SupportEpisode {
   return { id: row.id, session_id: row.session_id, source: row.source, type: row.type, text: row.content_text, created_at: row.created_at };
+}
+
+/**
+ * A handoff receipt's entries: the facts the pack shows, then the episodes it cites (behind the
+ * active issue, then in recent context), each once, in that order.
+ */
+function handoffEntries(pack: HandoffPack, memories: MemoryRow[], episodes: SupportEpisode[]): SelectedEntry[] {
+  const memoryById = new Map(memories.map((m) => [m.id, m]));
+  const episodeById = new Map(episodes.map((e) => [e.id, e]));
+  const entries: SelectedEntry[] = [];
+  for (const id of pack.provenance.fact_ids) {
+    const m = memoryById.get(id);
+    if (m) entries.push(memoryEntry(m, entries.length, null));
+  }
+  for (const id of new Set([...pack.provenance.episode_ids, ...pack.provenance.context_episode_ids])) {
+    const e = episodeById.get(id);
+    if (e) entries.push(episodeEntry({ id: e.id, source: e.source, type: e.type, created_at: e.created_at }, entries.length, null));
+  }
+  return entries;
 }
 
 function hasSessions(inputs: SupportInputs): boolean {

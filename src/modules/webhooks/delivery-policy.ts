@@ -25,6 +25,8 @@ export type WebhookEventName =
   | 'memory.updated'
   | 'memory.deleted'
   | 'subject.deleted'
+  | 'receipt.created'
+  | 'policy.updated'
   | 'subject.health_degraded'
   | 'subject.health_improved';
 

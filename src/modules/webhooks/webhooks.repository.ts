@@ -45,6 +45,25 @@ export class WebhooksRepository extends TenantScopedRepository {
   }
 
   /**
+   * Erasure of a subject (DELETE /v1/subjects/{id}): events whose data names only this subject
+   * are deleted whatever their status (a delivered payload still holds the id); a batch event
+   * naming several subjects keeps the others. Returns the number of events deleted or rewritten.
+   */
+  async forgetSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH gone AS (
+        DELETE FROM webhook_events WHERE ${t()}
+          AND (payload->'data'->>'subject_id' = ${subjectId} OR payload->'data'->'subject_ids' = jsonb_build_array(${subjectId}::text))
+        RETURNING 1),
+      trimmed AS (
+        UPDATE webhook_events SET payload = jsonb_set(payload, '{data,subject_ids}', (payload->'data'->'subject_ids') - ${subjectId}::text)
+        WHERE ${t()} AND payload->'data'->'subject_ids' ? ${subjectId}::text AND jsonb_array_length(payload->'data'->'subject_ids') > 1
+        RETURNING 1)
+      SELECT ((SELECT count(*) FROM gone) + (SELECT count(*) FROM trimmed))::int AS n`);
+    return rows[0].n;
+  }
+
+  /**
    * Claims up to `limit` due events for this process: the lease (locked_until) hides them from
    * other workers; SKIP LOCKED lets concurrent claims pass each other instead of queueing, and
    * a claim whose lease ran out (its process died) is taken again.

@@ -46,6 +46,11 @@ export class WebhooksService implements OnApplicationBootstrap {
     );
   }
 
+  /** Removes the subject from stored events (subject erasure), inside the caller's transaction. */
+  forgetSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    return this.repo.forgetSubject(em, scope, subjectId);
+  }
+
   // Operator views (contract "Operator endpoints": filtered by an explicit tenant_id, never
   // restricted by the caller's tenant).
 

@@ -1,9 +1,11 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
+import { ReceiptRequestFieldsDto } from 'src/modules/receipts/dto/receipt-request.dto';
 
-export class ContextRequestDto {
+export class ContextRequestDto extends ReceiptRequestFieldsDto {
   /** The subject whose memory is assembled. */
   @IsString()
   @Length(1, 256)
@@ -62,4 +64,9 @@ export class ContextBundleDto {
   token_estimate: number;
   /** Sessions of the episodes in the bundle (raw or summarised), sorted by session id. */
   sessions: ContextSessionDto[];
+  /** The receipt written for this call (docs/governance.md), or null. */
+  @ApiProperty({ type: String, nullable: true })
+  receipt_id: string | null;
+  /** Whether a receipt was written. */
+  receipt_emitted: boolean;
 }

@@ -22,6 +22,8 @@ export interface MemoryRow {
   origin: MemoryOrigin;
   created_at: Date;
   updated_at: Date;
+  /** Absent only where a query does not read it (empty = no labels). */
+  sensitivity_labels?: string[];
   embedding?: number[] | null;
 }
 
@@ -53,6 +55,8 @@ export class MemoryDto {
   origin: MemoryOrigin;
   created_at: Date;
   updated_at: Date;
+  /** Labels a tenant's policy bundle can deny to some callers (docs/governance.md); may be empty. */
+  sensitivity_labels: string[];
 }
 
 export function toMemoryDto(row: MemoryRow): MemoryDto {
@@ -71,5 +75,6 @@ export function toMemoryDto(row: MemoryRow): MemoryDto {
     origin: row.origin,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    sensitivity_labels: row.sensitivity_labels ?? [],
   };
 }

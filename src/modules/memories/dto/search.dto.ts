@@ -48,6 +48,18 @@ export class SearchMemoriesQueryDto {
   @Min(1)
   @Max(100)
   limit?: number = 20;
+
+  /** Who is asking (docs/governance.md). */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  caller_id?: string;
+
+  /** The caller's type: the tenant's policy bundle may deny labelled memories to it. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  caller_type?: string;
 }
 
 export class SearchResultMemoryDto extends MemoryDto {

@@ -1,3 +1,4 @@
+import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
@@ -40,10 +41,36 @@ export class SubjectListDto {
   total: number;
 }
 
+/** Signed proof of an erasure (docs/governance.md section 4); signature fields null without signing keys. */
+export class DeletionReceiptDto {
+  subject_id: string;
+  @ApiProperty({ type: String, nullable: true })
+  tenant_id: string | null;
+  deleted_at: string;
+  /** Rows removed by kind: episodes, memories, compile_jobs, resolutions, health_state, receipts, events. */
+  @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } })
+  counts: Record<string, number>;
+  /** Hex HMAC-SHA256 over the RFC 8785 text of {subject_id, tenant_id, deleted_at, counts}. */
+  @ApiProperty({ type: String, nullable: true })
+  signature: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  key_id: string | null;
+  @ApiProperty({ type: String, nullable: true })
+  algorithm: string | null;
+}
+
 export class DeleteSubjectResultDto {
   subject_id: string;
   episodes_deleted: number;
   memories_deleted: number;
+  resolutions_deleted: number;
+  receipts_deleted: number;
+  compile_jobs_deleted: number;
+  /** Cached health state rows (0 or 1). */
+  health_state_deleted: number;
+  /** Stored webhook events that named the subject (deleted, or the subject taken out of a batch event). */
+  events_deleted: number;
+  deletion_receipt: DeletionReceiptDto;
 }
 
 export class TimelineQueryDto {

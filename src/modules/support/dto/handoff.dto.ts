@@ -3,9 +3,10 @@ import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length, MaxLength } from 'src/common/http/text-length';
 import { HEALTH_STATES, RESOLUTION_STATUSES } from 'src/modules/support/support.types';
 import type { HandoffPack, HealthState, ResolutionStatus } from 'src/modules/support/support.types';
+import { ReceiptRequestFieldsDto } from 'src/modules/receipts/dto/receipt-request.dto';
 import { HealthFactorDto } from './health.dto';
 
-export class HandoffRequestDto {
+export class HandoffRequestDto extends ReceiptRequestFieldsDto {
   @IsString()
   @Length(1, 256)
   subject_id: string;
@@ -78,8 +79,13 @@ export class HandoffPackDto {
   token_estimate: number;
   @ApiProperty({ type: HandoffProvenanceDto })
   provenance: HandoffProvenanceDto;
+  /** The receipt written for this call (docs/governance.md), or null. */
+  @ApiProperty({ type: String, nullable: true })
+  receipt_id: string | null;
+  /** Whether a receipt was written. */
+  receipt_emitted: boolean;
 }
 
-export function toHandoffPackDto(pack: HandoffPack): HandoffPackDto {
+export function toHandoffPackDto(pack: HandoffPack): Omit<HandoffPackDto, 'receipt_id' | 'receipt_emitted'> {
   return { ...pack };
 }

@@ -1,0 +1,65 @@
+import { Injectable } from '@nestjs/common';
+import { EntityManager } from 'typeorm';
+import { raw, sql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import type { ReceiptBody } from './receipt-body';
+
+export interface ReceiptListQuery {
+  subjectId?: string;
+  since?: Date;
+  until?: Date;
+  /** Keyset: only receipts with a smaller id (ULIDs sort by creation time). */
+  beforeId?: string;
+  limit: number;
+  /** Stop adding bodies once this many stored bytes are on the page (the first always fits). */
+  maxBytes: number;
+}
+
+/**
+ * Receipts are written once and read; there is no UPDATE here, and the table's trigger refuses
+ * one from anywhere else. Rows go only with their subject (deleteSubject).
+ */
+@Injectable()
+export class ReceiptsRepository extends TenantScopedRepository {
+  protected readonly table = 'receipts';
+
+  async insert(em: EntityManager, scope: TenantScope, body: ReceiptBody): Promise<void> {
+    await this.stamped(em, scope, (tenantId) => sql`
+      INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
+      VALUES (${body.receipt_id}, ${tenantId}, ${body.subject_id}, ${body.mode}, ${body.parent_receipt_id}, ${JSON.stringify(body)}::jsonb, ${body.created_at}::timestamptz)`);
+  }
+
+  async find(em: EntityManager, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
+    const rows = await this.scoped<{ body: ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id}`);
+    return rows[0]?.body ?? null;
+  }
+
+  /** Newest first; `more` tells whether rows beyond the page exist. */
+  async list(em: EntityManager, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
+    const rows = await this.scoped<{ id: string; body: ReceiptBody; fits: boolean }>(em, scope, (t) => sql`
+      SELECT id, body, running - size < ${q.maxBytes} AS fits FROM (
+        SELECT id, body, pg_column_size(body) AS size, sum(pg_column_size(body)) OVER (ORDER BY id DESC) AS running
+        FROM (
+          SELECT id, body FROM receipts
+          WHERE ${t()}
+            ${q.subjectId !== undefined ? sql`AND subject_id = ${q.subjectId}` : raw('')}
+            ${q.since !== undefined ? sql`AND created_at >= ${q.since}` : raw('')}
+            ${q.until !== undefined ? sql`AND created_at < ${q.until}` : raw('')}
+            ${q.beforeId !== undefined ? sql`AND id < ${q.beforeId}` : raw('')}
+          ORDER BY id DESC
+          LIMIT ${q.limit + 1}
+        ) page
+      ) sized
+      ORDER BY id DESC`);
+    const page = rows.slice(0, q.limit).filter((r) => r.fits);
+    return { bodies: page.map((r) => r.body), more: rows.length > page.length };
+  }
+
+  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH gone AS (DELETE FROM receipts WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    return rows[0].n;
+  }
+}
