@@ -8,6 +8,7 @@ import { Logger } from 'nestjs-pino';
 import { envelope } from 'src/common/errors/all-exceptions.filter';
 import { answerClientError } from 'src/common/http/client-error';
 import { AuthGate } from 'src/common/auth/auth-gate';
+import { httpMetricsMiddleware } from 'src/modules/metrics/http-metrics.middleware';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppConfig } from 'src/config/app-config';
@@ -42,6 +43,7 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.set('trust proxy', config.trustedProxies === '' ? false : /^\d+$/.test(config.trustedProxies) ? Number(config.trustedProxies) : config.trustedProxies);
   app.getHttpServer().on('clientError', answerClientError);
   app.use(requestIdMiddleware);
+  app.use(httpMetricsMiddleware);
   const allowAll = config.corsOrigins.includes('*');
   app.enableCors({
     origin: allowAll ? true : (origin, cb) => cb(null, origin !== undefined && config.corsOrigins.includes(origin)),

@@ -179,7 +179,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
     await compile(t, { subject_id: 'pref', async: true }).expect(202);
     const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'pref'`);
     const deleted = await t.ds.transaction((em) => t.app.get(MemoriesService).deleteSubject(em, TenantScope.ALL, 'pref'));
-    expect(deleted).toBe(n);
+    expect(deleted.memories).toBe(n);
     const [left] = await t.ds.query(`SELECT (SELECT count(*) FROM memories WHERE subject_id = 'pref')::int AS m, (SELECT count(*) FROM compile_jobs WHERE subject_id = 'pref')::int AS j`);
     expect(left).toEqual({ m: 0, j: 0 });
   });

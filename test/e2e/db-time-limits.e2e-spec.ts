@@ -14,7 +14,7 @@ if (!isPglite()) {
     describe('server-side limits', () => {
       let t: TestApp;
       beforeAll(async () => {
-        t = await createTestApp({ SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: '300', SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '400' });
+        t = await createTestApp({ SERVICE_DATABASE_STATEMENT_TIMEOUT_MS: '2000', SERVICE_DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '400' });
       });
       afterAll(() => t.close());
 
@@ -27,11 +27,11 @@ if (!isPglite()) {
           })),
         );
         expect(new Set(seen.map((r) => r.pid)).size).toBeGreaterThan(1);
-        for (const r of seen) expect({ st: r.st, it: r.it }).toEqual({ st: '300ms', it: '400ms' });
+        for (const r of seen) expect({ st: r.st, it: r.it }).toEqual({ st: '2s', it: '400ms' });
       });
 
       it('cancels a statement that runs past the limit, as an outage the client may retry (503), not a bug', async () => {
-        const err = await t.ds.query('SELECT pg_sleep(2)').then(() => null, (e: unknown) => e);
+        const err = await t.ds.query('SELECT pg_sleep(4)').then(() => null, (e: unknown) => e);
         expect(err).toBeTruthy();
         expect((err as { driverError?: { code?: string } }).driverError?.code).toBe('57014');
         expect(isDatabaseUnavailable(err)).toBe(true);

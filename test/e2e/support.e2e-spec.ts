@@ -131,7 +131,7 @@ describe('support scenario: a customer with several sessions', () => {
     expect(events[0].payload).toEqual({
       event: 'subject.health_degraded',
       timestamp: expect.any(String),
-      data: { subject_id: subject, previous_state: 'healthy', current_state: 'watch', score: 50, previous_score: 80, factors, generated_at: res.body.generated_at },
+      data: { subject_id: subject, previous_state: 'healthy', current_state: 'watch', score: 50, previous_score: 80, factors, generated_at: res.body.generated_at, tenant_id: null },
     });
   });
 

@@ -1,7 +1,6 @@
-import { MiddlewareConsumer, Module, NestModule, OnApplicationShutdown, OnModuleInit, RequestMethod } from '@nestjs/common';
+import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { collectProcessMetrics, MetricsSources, metricsSources, setMetricsSources } from 'src/common/metrics/metrics';
-import { HttpMetricsMiddleware } from './http-metrics.middleware';
 import { MetricsController } from './metrics.controller';
 import { MetricsRepository } from './metrics.repository';
 
@@ -12,22 +11,18 @@ interface PgPool {
   options?: { max?: number };
 }
 
-/** GET /metrics, the HTTP request metrics, and the scrape-time readers of the database. */
+/** GET /metrics and the scrape-time readers of the database (HTTP request metrics: app.setup.ts). */
 @Module({
   controllers: [MetricsController],
   providers: [MetricsRepository],
 })
-export class MetricsModule implements NestModule, OnModuleInit, OnApplicationShutdown {
+export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
   private sources: MetricsSources | null = null;
 
   constructor(
     private readonly ds: DataSource,
     private readonly repo: MetricsRepository,
   ) {}
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpMetricsMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
-  }
 
   onModuleInit(): void {
     collectProcessMetrics();
