@@ -81,7 +81,7 @@ describe('memories with REQUIRE_TENANT: two tenants and NULL-tenant legacy rows'
 
   it('deletes only the given tenant’s memories and jobs of a subject', async () => {
     const deleted = await t.ds.transaction((em) => t.app.get(MemoriesService).deleteSubject(em, TenantScope.of('tenant-b'), SUBJECT));
-    expect(deleted).toBeGreaterThan(0);
+    expect(deleted.memories).toBeGreaterThan(0);
     const rows = await t.ds.query(`SELECT DISTINCT tenant_id FROM memories WHERE subject_id = $1 ORDER BY tenant_id NULLS FIRST`, [SUBJECT]);
     expect(rows).toEqual([{ tenant_id: null }, { tenant_id: 'tenant-a' }]);
     const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM compile_jobs WHERE tenant_id = 'tenant-b'`);
