@@ -67,7 +67,7 @@ describe('DELETE /v1/subjects/{id} with a deletion receipt', () => {
       expect({ table: table_name, rows }).toEqual({ table: table_name, rows: [] });
     }
     const notice = await t.ds.query(`SELECT payload FROM webhook_events WHERE event = 'subject.deleted'`);
-    expect(notice.map((r: { payload: { data: unknown } }) => r.payload.data)).toEqual([{ subject_id: sid, episodes_deleted: 4, memories_deleted: res.body.memories_deleted }]);
+    expect(notice.map((r: { payload: { data: unknown } }) => r.payload.data)).toEqual([{ subject_id: sid, episodes_deleted: 4, memories_deleted: res.body.memories_deleted, tenant_id: null }]);
     const batch = await t.ds.query(`SELECT payload FROM webhook_events WHERE event = 'episodes.batch_created'`);
     expect(batch.map((r: { payload: { data: { subject_ids: string[] } } }) => r.payload.data.subject_ids)).toEqual([['keeper']]);
   });
