@@ -29,7 +29,7 @@ describe('findJsonProblem', () => {
 
 describe('scanJsonShape', () => {
   it('counts values and depth from the text, ignoring brackets and commas inside strings', () => {
-    expect(scanJsonShape('{"a": [1, 2, {"b": "x,[{y"}]}')).toEqual({ problem: null, values: 5 });
+    expect(scanJsonShape('{"a": [1, 2, {"b": "x,[{y"}]}')).toEqual({ problem: null, values: 6 });
     expect(scanJsonShape('"a\\"[,"')).toEqual({ problem: null, values: 1 });
   });
 
