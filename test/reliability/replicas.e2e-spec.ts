@@ -62,7 +62,9 @@ if (!isPglite()) {
       const multi = await db.query<{ id: string; attempts: number }>(`SELECT id, attempts FROM compile_jobs WHERE attempts <> 1`);
       expect(multi).toEqual([]);
       const [{ events }] = await db.query<{ events: number }>(`SELECT count(*)::int AS events FROM webhook_events`);
-      expect(receiver.events.size).toBe(events);
+      // Deleting a subject also removes its stored events (deletion receipts), delivered or not: every
+      // remaining row was delivered, and the receiver may have seen more than remain.
+      expect(receiver.events.size).toBeGreaterThanOrEqual(events);
       expect(receiver.malformed).toEqual([]);
       // Both replicas did work (claims are shared, not one process doing everything).
       const jobsDone = ledger.ops.filter((o) => o.kind === 'compile_async' && o.state === 'acked').length;
