@@ -63,6 +63,32 @@ describe('authentication before routing and before the body (API key set)', () =
     expect(answer.toLowerCase()).toContain('connection: close');
   });
 
+  it('reads and throws away a refused body of legal size, so a caller still writing gets its 401 and no reset', async () => {
+    // The answer comes after the first 64 KiB; the rest is written only then. A server that
+    // closed at once would reset the connection under that write (EPIPE / ECONNRESET).
+    const body = `{"subject_id":"s","source":"u","type":"n","payload":{"t":"${'x'.repeat(1_500_000)}"}}`;
+    const result = await new Promise<{ text: string; error?: string }>((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      let text = '';
+      let rest = false;
+      const timer = setTimeout(() => (socket.destroy(), resolve({ text, error: 'timeout' })), 15_000);
+      socket.on('error', (err) => (clearTimeout(timer), resolve({ text, error: err.message })));
+      socket.on('end', () => (clearTimeout(timer), socket.end(), resolve({ text })));
+      socket.on('data', (c: Buffer) => {
+        text += c.toString('utf8');
+        if (!rest && text.includes('"request_id"')) {
+          rest = true;
+          socket.write(body.slice(65_536));
+        }
+      });
+      socket.write(`POST /v1/episodes HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n${body.slice(0, 65_536)}`);
+    });
+    expect(result.error).toBeUndefined();
+    expect(result.text).toMatch(/^HTTP\/1\.1 401/);
+    expect(result.text.toLowerCase()).toContain('connection: close');
+    expect(Number((await t.ds.query(`SELECT count(*)::int AS n FROM episodes WHERE subject_id = 's'`))[0].n)).toBe(0);
+  });
+
   it('answers a wrong key with 403 before reading the body, on a known and an unknown route', async () => {
     for (const path of ['/v1/episodes', '/v1/no-such-route']) {
       const answer = await answerBeforeBody(port, 'POST', path, { 'X-API-Key': 'wrong' });

@@ -20,8 +20,8 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * before any body is read, for every path but the probes and the docs. In order: rate limit,
  * API key (X-API-Key, `Authorization: Bearer`, or the `api_key` query parameter), role for the
  * path's surface, tenant binding. An unknown route, a disabled feature's route and a known one
- * are refused alike (compat.md); 404 comes only after the key is accepted. A refusal costs no
- * body read: the connection is closed after the answer instead.
+ * are refused alike (compat.md); 404 comes only after the key is accepted. A refusal reads and
+ * parses no body: one of legal size is discarded as it arrives, a larger one closes the connection.
  */
 @Injectable()
 export class AuthGate {
@@ -53,7 +53,7 @@ export class AuthGate {
         state.tenantId = principal.tenantId;
       }
     } catch (err) {
-      closeIfBodyUnread(req, res);
+      closeIfBodyUnread(req, res, this.config.maxBodyBytes);
       sendError(res, errorResponse(err, req, RequestContext.current()?.requestId ?? ''));
       return;
     }

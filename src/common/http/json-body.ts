@@ -1,6 +1,7 @@
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import type { Socket } from 'node:net';
 import { join } from 'node:path';
 import { SetMetadata } from '@nestjs/common';
 import type { Request, Response } from 'express';
@@ -75,13 +76,42 @@ export function hasBody(req: Request): boolean {
   return req.headers['transfer-encoding'] !== undefined || (declared !== undefined && declared !== '0');
 }
 
+/** What a refusal discards by default when the caller sent a body of legal size. */
+export const DEFAULT_DISCARD_BYTES = 2 * 1024 * 1024;
+/** How long a closing connection keeps discarding the refused body before it is reset anyway. */
+export const LINGER_MS = 5_000;
+
 /**
  * Whatever is refused before the body is read (authentication, routing, a 413 on the declared
- * length) leaves the body on the socket; closing the connection after the answer keeps the
- * server from reading and discarding up to the full upload for a caller it has already refused.
+ * length) leaves the body on the socket and closes the connection after the answer, so the
+ * refused body is never buffered or parsed. A plain close while the caller is still writing
+ * makes its kernel reset the connection, and the client sees EPIPE instead of the 401; so a
+ * declared length within `discardBytes` gets the staged close of RFC 9112 §9.6: the answer,
+ * a half-close, then the rest of the body read and thrown away (bounded by the declared length
+ * and LINGER_MS) before the socket is destroyed. An unsized or larger body is closed at once.
  */
-export function closeIfBodyUnread(req: BodyRequest, res: Response): void {
-  if (!req.bodyRead && !req.complete && hasBody(req) && !res.headersSent && typeof res.setHeader === 'function') res.setHeader('Connection', 'close');
+export function closeIfBodyUnread(req: BodyRequest, res: Response, discardBytes = DEFAULT_DISCARD_BYTES): void {
+  if (req.bodyRead || req.complete || !hasBody(req) || res.headersSent || typeof res.setHeader !== 'function') return;
+  res.setHeader('Connection', 'close');
+  const declared = req.headers['content-length'];
+  if (req.headers['transfer-encoding'] === undefined && declared !== undefined && /^\d+$/.test(declared) && Number(declared) <= discardBytes) lingerOnClose(req);
+}
+
+/** Replaces, for this one socket, Node's close-after-answer with the staged close described above. */
+function lingerOnClose(req: BodyRequest): void {
+  const socket = req.socket as Socket & { destroySoon?: () => void };
+  if (!socket || typeof socket.destroySoon !== 'function') return;
+  socket.destroySoon = function staged(this: Socket) {
+    if (this.writable) this.end();
+    const stop = () => this.destroy();
+    const timer = setTimeout(stop, LINGER_MS);
+    timer.unref();
+    this.once('close', () => clearTimeout(timer));
+    // Node has already resumed the request to discard it; its end is the end of the body.
+    req.once('end', stop);
+    req.once('error', stop);
+    if (req.complete) stop();
+  };
 }
 
 /**
