@@ -68,6 +68,16 @@ function columns(alias: string, withEmbedding = false): SqlFragment {
 /** Rows per INSERT statement: a 1536-dimension vector is ~20 kB of parameter text. */
 const INSERT_CHUNK = 200;
 
+/**
+ * The 64-bit advisory lock key of (tenant, subject): a hash of the JSON array
+ * `["compile-subject", tenant, subject]`. JSON quotes and escapes each part, so no two pairs
+ * share the text that is hashed; the former `tenant || '/' || subject` made `a/b`+`c` and
+ * `a`+`b/c` one lock, so one tenant's compile made another's wait. A NULL tenant (single-tenant
+ * mode, legacy rows) is JSON null, apart from any tenant id. The tag keeps the key apart from the
+ * service's other hashed locks. $1 = tenant id or NULL, $2 = subject id.
+ */
+export const SUBJECT_LOCK_KEY_SQL = `hashtextextended(json_build_array('compile-subject', $1::text, $2::text)::text, 0)`;
+
 // TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
 // result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
 
@@ -80,7 +90,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * the transaction ends. The key is the tenant and subject, so tenants never wait on each other.
    */
   async lockSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
-    await em.query(`SELECT pg_advisory_xact_lock(hashtextextended(coalesce($1::text, '') || '/' || $2::text, 0))`, [scope.tenantId, subjectId]);
+    await em.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [scope.tenantId, subjectId]);
   }
 
   /**
