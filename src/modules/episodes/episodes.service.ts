@@ -3,12 +3,21 @@ import { Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
+import { AppError } from 'src/common/errors/app-error';
+import { ErrorCode } from 'src/common/errors/error-codes';
 import { ReadRouter } from 'src/db/read-replicas';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
 import { EpisodeDto, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
 import { episodeText } from './episode-text';
 import { EpisodesRepository, NewEpisode } from './episodes.repository';
+
+/**
+ * Insert-then-lookup rounds for idempotency keys whose stored row vanished in between. A
+ * second round only happens when a conflicting episode was deleted concurrently; a third, when
+ * that happened twice within one request.
+ */
+const MAX_IDEMPOTENCY_ROUNDS = 3;
 
 /** Called after an ingestion commits (e.g. Support recomputes health for subjects with sessions). */
 export type IngestListener = (scope: TenantScope, episodes: EpisodeRow[]) => Promise<void>;
@@ -121,10 +130,27 @@ export class EpisodesService {
       idempotency_key: d.idempotency_key ?? null,
       content_text: episodeText(d.payload),
     }));
-    const created = await this.repo.insertMany(em, scope, drafts);
-    const byId = new Map(created.map((r) => [r.id, r]));
-    const missingKeys = drafts.filter((d) => !byId.has(d.id) && d.idempotency_key !== null).map((d) => d.idempotency_key!);
-    const existing = new Map((await this.repo.findByIdempotencyKeys(em, scope, missingKeys)).map((r) => [r.idempotency_key, r]));
+    const created: EpisodeRow[] = [];
+    const byId = new Map<string, EpisodeRow>();
+    const existing = new Map<string, EpisodeRow>();
+    let toInsert = drafts;
+    for (let round = 1; toInsert.length > 0; round++) {
+      for (const row of await this.repo.insertMany(em, scope, toInsert)) {
+        created.push(row);
+        byId.set(row.id, row);
+      }
+      const missingKeys = toInsert.filter((d) => !byId.has(d.id) && d.idempotency_key !== null).map((d) => d.idempotency_key!);
+      for (const row of await this.repo.findByIdempotencyKeys(em, scope, missingKeys)) existing.set(row.idempotency_key, row);
+      // The row a key conflicted with can be gone by the lookup (its subject deleted in
+      // between): the key is free again, so those drafts are inserted once more rather than
+      // answered with a 5xx after the other episodes of the request were written.
+      toInsert = toInsert.filter((d) => !byId.has(d.id) && !existing.has(d.idempotency_key!));
+      if (toInsert.length > 0 && round >= MAX_IDEMPOTENCY_ROUNDS) {
+        throw new AppError(ErrorCode.Conflict, 'An idempotency key of this request was stored and deleted concurrently several times; retry the request.', {
+          idempotency_keys: toInsert.map((d) => d.idempotency_key),
+        });
+      }
+    }
     // A key repeated inside one batch, or already stored, answers with the stored episode.
     const rows = drafts.map((d) => byId.get(d.id) ?? existing.get(d.idempotency_key!)!);
     return { rows, created };

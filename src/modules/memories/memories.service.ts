@@ -226,23 +226,24 @@ export class MemoriesService {
 
   /**
    * After the commit: vectors for memories a remote provider could not embed inside the
-   * transaction. A failure leaves them flagged for the backfill; the write has succeeded.
+   * transaction. Never throws: the memories are committed, so a failure of the provider or of
+   * storing the vectors (the database answering an error now) is logged and leaves them flagged
+   * needs_embedding for the backfill; the caller still answers success for its write.
    */
   async embedDeferred(rows: MemoryRow[]): Promise<void> {
     const owed = rows.filter((r) => r.needs_embedding);
     if (this.embeddings?.remote !== true || owed.length === 0) return;
-    let vectors: number[][];
     try {
-      vectors = await this.embeddings.embed(owed.map((r) => r.content));
+      const vectors = await this.embeddings.embed(owed.map((r) => r.content));
+      const dims = this.embeddings.dimensions;
+      await this.embeddingRows.store(
+        this.ds.manager,
+        owed.map((r, i) => ({ id: r.id, embedding: isUsableVector(vectors[i], dims) ? vectors[i] : null })),
+      );
     } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message }, memories: owed.length }, 'embedding failed; memories stay flagged needs_embedding for the backfill');
+      this.logger.warn({ err: { message: (err as Error).message }, memories: owed.length }, 'embedding after the commit failed; memories stay flagged needs_embedding for the backfill');
       return;
     }
-    const dims = this.embeddings.dimensions;
-    await this.embeddingRows.store(
-      this.ds.manager,
-      owed.map((r, i) => ({ id: r.id, embedding: isUsableVector(vectors[i], dims) ? vectors[i] : null })),
-    );
     for (const row of owed) row.needs_embedding = false;
   }
 

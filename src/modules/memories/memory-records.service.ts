@@ -16,6 +16,8 @@ import { describeMemory, resolveRestatement } from './restatement';
 const MAX_RESTATEMENT_CANDIDATES = 5000;
 /** Versions one forget erases at most; a longer correction history is finished by forgetting again. */
 const MAX_VERSIONS_FORGOTTEN = 1000;
+/** Attempts of one remember whose idempotency key's memory keeps vanishing between insert and lookup. */
+const MAX_IDEMPOTENCY_ROUNDS = 3;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -45,6 +47,23 @@ export class MemoryRecordsService {
    * (restatement.ts). A repeated idempotency key returns the memory first stored under it.
    */
   async remember(ctx: Ctx, dto: RememberMemoryDto): Promise<MemoryDto> {
+    for (let round = 1; ; round++) {
+      const answer = await this.rememberOnce(ctx, dto);
+      if (answer !== null) return answer;
+      if (round >= MAX_IDEMPOTENCY_ROUNDS) {
+        throw new AppError(ErrorCode.Conflict, 'The idempotency key was stored and deleted concurrently several times; retry the request.', {
+          idempotency_key: dto.idempotency_key,
+        });
+      }
+    }
+  }
+
+  /**
+   * One attempt of remember; null when the idempotency key conflicted with a memory that was
+   * gone by the time it was looked up (hard-deleted in between): nothing was written, the key
+   * is free again and the caller tries once more instead of answering 5xx.
+   */
+  private async rememberOnce(ctx: Ctx, dto: RememberMemoryDto): Promise<MemoryDto | null> {
     if (dto.idempotency_key !== undefined) {
       const earlier = await this.repo.findByIdempotencyKey(this.ds.manager, ctx.scope, dto.idempotency_key);
       if (earlier) return toMemoryDto(earlier);
@@ -87,7 +106,10 @@ export class MemoryRecordsService {
       await this.webhooks.enqueue(em, ctx.scope, 'memory.created', eventData(inserted, { supersedes: outcome.supersede }));
       return inserted;
     });
-    if (stored === null) return toMemoryDto((await this.repo.findByIdempotencyKey(this.ds.manager, ctx.scope, row.idempotency_key!))!);
+    if (stored === null) {
+      const theirs = await this.repo.findByIdempotencyKey(this.ds.manager, ctx.scope, row.idempotency_key!);
+      return theirs === null ? null : toMemoryDto(theirs);
+    }
     await this.memories.embedDeferred([stored]);
     return toMemoryDto(stored);
   }
