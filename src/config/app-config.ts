@@ -46,6 +46,8 @@ export interface AppConfig {
   webhookUrl: string;
   webhookTimeoutMs: number;
   webhookMaxAttempts: number;
+  webhookRetentionDays: number;
+  webhookDeadLetterRetentionDays: number;
   webhookSecret: string;
   compileJobRetentionHours: number;
   corsOrigins: string[];
@@ -246,6 +248,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     webhookUrl,
     webhookTimeoutMs: Math.round(get<number>('WEBHOOK_TIMEOUT') * 1000),
     webhookMaxAttempts: get<number>('WEBHOOK_MAX_ATTEMPTS'),
+    webhookRetentionDays: get<number>('WEBHOOK_RETENTION_DAYS'),
+    webhookDeadLetterRetentionDays: get<number>('WEBHOOK_DEAD_LETTER_RETENTION_DAYS'),
     webhookSecret: get<string>('WEBHOOK_SECRET'),
     compileJobRetentionHours: get<number>('COMPILE_JOB_RETENTION_HOURS'),
     corsOrigins: Object.freeze([...get<string[]>('CORS_ORIGINS')]) as string[],

@@ -69,6 +69,8 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'WEBHOOK_URL', kind: 'string', default: '', description: 'Webhook callback URL; empty disables webhooks.' },
   { name: 'WEBHOOK_TIMEOUT', kind: 'number', default: '5.0', min: 0.1, max: 300, description: 'Webhook timeout in seconds.' },
   { name: 'WEBHOOK_MAX_ATTEMPTS', kind: 'int', default: '8', min: 1, max: 100, description: 'Delivery attempts before an event is dead-lettered.' },
+  { name: 'WEBHOOK_RETENTION_DAYS', kind: 'number', default: '7', min: 0, max: 3650, description: 'Days a delivered webhook event is kept (counted from its delivery) before the prune removes it; 0 keeps them forever. Pending events are never pruned.' },
+  { name: 'WEBHOOK_DEAD_LETTER_RETENTION_DAYS', kind: 'number', default: '0', min: 0, max: 3650, description: 'Days a dead-lettered webhook event is kept (counted from its last attempt) before the prune removes it; 0 (default) keeps dead letters until they are requeued.' },
   { name: 'WEBHOOK_SECRET', kind: 'string', default: '', description: 'When set, deliveries carry an HMAC-SHA256 signature header.', secret: true },
   { name: 'COMPILE_JOB_RETENTION_HOURS', kind: 'number', default: '168', min: 0, max: 87600, description: 'Hours completed or failed compile jobs are kept; 0 means no cleanup.' },
   { name: 'CORS_ORIGINS', kind: 'json-list', default: '["*"]', description: 'Allowed CORS origins as a JSON list.' },

@@ -13,6 +13,7 @@ import { JobResultsAndLeases1700000000011 } from '../../migrations/0011_job_resu
 import { AddHealthCache1700000000012 } from '../../migrations/0012_add_health_cache';
 import { MemoryManagement1700000000013 } from '../../migrations/0013_memory_management';
 import { Governance1700000000014 } from '../../migrations/0014_governance';
+import { WebhookEventCounts1700000000015 } from '../../migrations/0015_webhook_event_counts';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -34,8 +35,9 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   AddHealthCache1700000000012,
   MemoryManagement1700000000013,
   Governance1700000000014,
+  WebhookEventCounts1700000000015,
 ];
 
-export const EXPECTED_HEAD = '0014_governance';
+export const EXPECTED_HEAD = '0015_webhook_event_counts';
 /** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
-export const MINIMUM_COMPATIBLE = '0014_governance';
+export const MINIMUM_COMPATIBLE = '0015_webhook_event_counts';

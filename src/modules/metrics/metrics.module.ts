@@ -1,5 +1,7 @@
 import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
+import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { collectProcessMetrics, MetricsSources, metricsSources, setMetricsSources } from 'src/common/metrics/metrics';
 import { MetricsController } from './metrics.controller';
 import { MetricsRepository } from './metrics.repository';
@@ -13,6 +15,7 @@ interface PgPool {
 
 /** GET /metrics and the scrape-time readers of the database (HTTP request metrics: app.setup.ts). */
 @Module({
+  imports: [WebhooksModule],
   controllers: [MetricsController],
   providers: [MetricsRepository],
 })
@@ -22,6 +25,7 @@ export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: MetricsRepository,
+    private readonly webhooks: WebhooksService,
   ) {}
 
   onModuleInit(): void {
@@ -34,7 +38,7 @@ export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
         if (!ds.isInitialized) throw new Error('database closed');
         return {
           compile_jobs: await this.repo.countsByStatus(ds.manager, 'compile_jobs'),
-          webhook_events: await this.repo.countsByStatus(ds.manager, 'webhook_events'),
+          webhook_events: await this.webhooks.countsByStatus(),
         };
       },
     };

@@ -110,15 +110,45 @@ export class WebhooksRepository extends TenantScopedRepository {
     return rows[0] ?? null;
   }
 
+  /**
+   * Cheap enough for every scrape: pending and dead letters are counted through
+   * ix_webhook_events_due (status leads it), so the cost follows the backlog and the dead-letter
+   * queue, not the outbox; delivered events, most of the table, are read from
+   * webhook_event_counts, which triggers keep (migration 0015).
+   */
   async counts(em: EntityManager, scope: TenantScope): Promise<WebhookCounts> {
-    const [row] = await this.scoped<WebhookCounts>(em, scope, (t) => sql`
+    const [open] = await this.scoped<Omit<WebhookCounts, 'delivered'>>(em, scope, (t) => sql`
       SELECT
         count(*) FILTER (WHERE status = 'pending')::int AS pending,
-        count(*) FILTER (WHERE status = 'delivered')::int AS delivered,
         count(*) FILTER (WHERE status = 'dead_letter')::int AS dead_letter,
         extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending'))::float8 AS oldest_pending_age_seconds
-      FROM webhook_events WHERE ${t()}`);
-    return row;
+      FROM webhook_events WHERE ${t()} AND status IN ('pending', 'dead_letter')`);
+    const [delivered] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      SELECT coalesce(sum(delivered), 0)::int AS n FROM webhook_event_counts WHERE ${t()}`);
+    return { ...open, delivered: delivered.n };
+  }
+
+  /**
+   * Deletes up to `limit` events of `status` (delivered or dead_letter) whose last attempt is
+   * older than `olderThanDays`, in one short statement; returns how many. Rows are chosen with
+   * SKIP LOCKED, so a prune never waits on (or blocks) a worker or a redrive holding a row.
+   * next_attempt_at is when the last attempt became due, never after the attempt itself (a row
+   * is only claimed once due), so it bounds delivered_at from below and lets the due index
+   * find candidates; delivered events are then cut at their delivered_at exactly.
+   */
+  async pruneBatch(em: EntityManager, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
+    const cutoff = sql`now() - make_interval(secs => ${olderThanDays * 86_400})`;
+    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) => sql`
+      WITH gone AS (
+        DELETE FROM webhook_events WHERE id IN (
+          SELECT id FROM webhook_events
+          WHERE ${t()} AND status = ${status} AND next_attempt_at < ${cutoff}
+            ${status === 'delivered' ? sql`AND delivered_at < ${cutoff}` : raw('')}
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED)
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    return rows[0].n;
   }
 
   /**

@@ -66,6 +66,12 @@ export class WebhooksService implements OnApplicationBootstrap {
     };
   }
 
+  /** Outbox rows per status for the /metrics gauge, every tenant; as cheap as `stats`. */
+  async countsByStatus(): Promise<Record<'pending' | 'delivered' | 'dead_letter', number>> {
+    const c = await this.repo.counts(this.ds.manager, TenantScope.ALL);
+    return { pending: c.pending, delivered: c.delivered, dead_letter: c.dead_letter };
+  }
+
   async getEvent(_ctx: Ctx, id: string): Promise<WebhookEventDto> {
     const row = await this.repo.findById(this.ds.manager, TenantScope.ALL, id);
     if (!row) throw AppError.notFound(`Webhook event ${id} not found.`);
