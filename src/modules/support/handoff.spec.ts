@@ -70,20 +70,19 @@ function scenarioInput(overrides: Partial<HandoffInput> = {}): HandoffInput {
 
 const EXPECTED_NOTES = `# Handoff Brief — acme-corp
 
-🔴 **Health: AT_RISK** (score 10/100)
+🔴 **Health: AT_RISK** (score 10/100) — unresolved_issues -30, repeated_issues -20, escalations -20
 **Session:** \`s4\` (unknown) · **Reason:** customer asked for a human
-**Customer:** acme-corp: 4 support session(s), 2 open, 2 resolved; health 10/100 (at_risk).
 
 ## Active Issue
 CSV export timeout AGAIN. Month-end close is blocked. — latest: This is urgent, please escalate.
 
 ## Open Issues
-- \`s3\` (open) since 2025-04-07T08:00:00.000Z — Invoices show the wrong billing address
-- \`s4\` (unknown) since 2025-04-10T11:00:00.000Z — CSV export timeout AGAIN. Month-end close is blocked.
+- \`s3\` (open, since 2025-04-07) — Invoices show the wrong billing address
+- \`s4\` (since 2025-04-10) — this session
 
 ## Previously Resolved
-- \`s2\` resolved 2025-04-05T09:00:00.000Z — Export split into 10k-row chunks
-- \`s1\` resolved 2025-04-01T10:00:00.000Z — Raised export timeout to 120s
+- \`s2\` (2025-04-05) — Export split into 10k-row chunks
+- \`s1\` (2025-04-01) — Raised export timeout to 120s
 
 ## Attempted Steps
 - assistant: Checking the export logs now.
@@ -94,22 +93,8 @@ CSV export timeout AGAIN. Month-end close is blocked. — latest: This is urgent
 - We are on the Enterprise plan
 - My name is Dana Reyes
 
-## Health Factors
-- unresolved_issues (-30): 2 open session(s)
-- repeated_issues (-20): same issue raised in 3 sessions: s1, s2, s4
-- escalations (-20): 1 message(s) with urgent wording in the last 7 days (urgent, escalate)
-
 ## Recent Context
-- 2025-04-01T09:00:00.000Z [s1] (user) The CSV export keeps failing with a timeout
-- 2025-04-01T09:02:00.000Z [s1] (assistant) Raised the export timeout to 120s and re-ran the job.
-- 2025-04-03T09:00:00.000Z [s2] (user) Export failed again: timeout on the CSV file
-- 2025-04-03T09:20:00.000Z [s2] (assistant) Split the export into chunks of 10k rows.
-- 2025-04-07T08:00:00.000Z [s3] (customer) Invoices show the wrong billing address
-- 2025-04-07T08:03:00.000Z [s3] (support) Asked billing to correct the address on the next invoice.
-- 2025-04-08T15:00:00.000Z [no session] (manual_input) Customer called about the invoice address.
-- 2025-04-10T11:00:00.000Z [s4] (chat) user: CSV export timeout AGAIN. Month-end close is blocked. assistant: Checking the export logs now.
-- 2025-04-10T11:02:00.000Z [s4] (assistant) The job hits the 120s limit; retrying in chunks.
-- 2025-04-10T11:30:00.000Z [s4] (user) This is urgent, please escalate.`;
+- 2025-04-08 15:00 [no session] manual_input: Customer called about the invoice address.`;
 
 describe('scripted scenario: a customer with a fast fix, a breach, an idle ticket and a repeated complaint', () => {
   it('gives the SLA figures', () => {
@@ -215,7 +200,19 @@ describe('scripted scenario: a customer with a fast fix, a breach, an idle ticke
         { session_id: 's2', status: 'resolved', summary: 'Export split into 10k-row chunks', resolved_at: '2025-04-05T09:00:00.000Z' },
         { session_id: 's1', status: 'resolved', summary: 'Raised export timeout to 120s', resolved_at: '2025-04-01T10:00:00.000Z' },
       ],
-      recent_context: EXPECTED_NOTES.split('## Recent Context\n')[1].split('\n').map((line) => line.slice(2)),
+      // The structured field keeps every recent episode; the brief drops what it already says.
+      recent_context: [
+        '2025-04-01T09:00:00.000Z [s1] (user) The CSV export keeps failing with a timeout',
+        '2025-04-01T09:02:00.000Z [s1] (assistant) Raised the export timeout to 120s and re-ran the job.',
+        '2025-04-03T09:00:00.000Z [s2] (user) Export failed again: timeout on the CSV file',
+        '2025-04-03T09:20:00.000Z [s2] (assistant) Split the export into chunks of 10k rows.',
+        '2025-04-07T08:00:00.000Z [s3] (customer) Invoices show the wrong billing address',
+        '2025-04-07T08:03:00.000Z [s3] (support) Asked billing to correct the address on the next invoice.',
+        '2025-04-08T15:00:00.000Z [no session] (manual_input) Customer called about the invoice address.',
+        '2025-04-10T11:00:00.000Z [s4] (chat) user: CSV export timeout AGAIN. Month-end close is blocked. assistant: Checking the export logs now.',
+        '2025-04-10T11:02:00.000Z [s4] (assistant) The job hits the 120s limit; retrying in chunks.',
+        '2025-04-10T11:30:00.000Z [s4] (user) This is urgent, please escalate.',
+      ],
       health_score: 10,
       health_state: 'at_risk',
       health_factors: [
@@ -349,6 +346,17 @@ describe('handoff token budget', () => {
       expect(countTokens(notes)).toBeLessThanOrEqual(maxTokens);
       expect(long.startsWith(notes.replace('\n\n_(cut to the token budget)_', ''))).toBe(true);
     }
+  });
+
+  it('is shorter than twice the conversation it covers, and says each line once', () => {
+    const raw = EPISODES.map((e) => e.text).join('');
+    const notes = buildHandoff(scenarioInput({ maxTokens: 16000 })).handoff_notes;
+    expect(notes.length).toBeLessThan(2 * raw.length);
+    for (const e of EPISODES) for (const line of e.text.split('\n')) expect(notes.split(line.replace(/^\w+: /, '')).length - 1).toBeLessThanOrEqual(1);
+    // Without the resolutions, every session's lines are candidates for Recent Context.
+    const unresolved = buildHandoff(scenarioInput({ maxTokens: 16000, resolutions: [] })).handoff_notes;
+    expect(unresolved.length).toBeLessThan(2 * raw.length);
+    expect(unresolved).toContain('This is urgent, please escalate.');
   });
 
   it('keeps the brief whole when it fits and marks the cut otherwise', () => {

@@ -64,7 +64,6 @@ const MAX_HEALTH_FACTORS = 3;
 const MAX_OPEN_LISTED = 10;
 const MAX_RESOLVED_LISTED = 5;
 const LIST_SNIPPET_TOKENS = 30;
-const FACTOR_DETAIL_TOKENS = 60;
 const CHARS_PER_TOKEN_BOUND = 16;
 
 const HEALTH_BADGE: Readonly<Record<HealthState, string>> = { at_risk: '🔴', watch: '🟡', healthy: '🟢' };
@@ -102,44 +101,7 @@ export function buildHandoff(input: HandoffInput): HandoffPack {
     resolved_at: resolvedAtOf(r)?.toISOString() ?? null,
   }));
 
-  const healthLine = health
-    ? `${HEALTH_BADGE[health.state]} **Health: ${health.state.toUpperCase()}** (score ${health.score}/100)`
-    : '⚪ **Health: UNKNOWN** (not computed)';
-  const notes = [
-    `# Handoff Brief — ${input.subjectId}`,
-    '',
-    healthLine,
-    `**Session:** \`${inline(input.sessionId)}\` (${session ? session.status : 'unknown'}) · **Reason:** ${clip(input.reason, STEP_TOKENS)}`,
-    `**Customer:** ${customerSummary}`,
-    '',
-    '## Active Issue',
-    issue.text,
-    '',
-    '## Open Issues',
-    ...listOrNone(open, (s) => {
-      const opening = customerMessages(s)[0];
-      const snippet = opening ? ` — ${clip(opening.text, LIST_SNIPPET_TOKENS)}` : '';
-      return `\`${inline(s.session_id)}\` (${s.status}) since ${s.first_message_at.toISOString()}${snippet}`;
-    }, MAX_OPEN_LISTED),
-    '',
-    '## Previously Resolved',
-    ...listOrNone(resolved, (s) => {
-      const summary = s.resolution?.resolution_summary;
-      return `\`${inline(s.session_id)}\` resolved ${s.resolved_at.toISOString()} — ${summary ? clip(summary, LIST_SNIPPET_TOKENS) : 'no summary'}`;
-    }, MAX_RESOLVED_LISTED),
-    '',
-    '## Attempted Steps',
-    ...listOrNone(steps.lines),
-    '',
-    '## Key Facts',
-    ...listOrNone(facts.map((f) => clip(f.content, FACT_TOKENS))),
-    '',
-    '## Health Factors',
-    ...listOrNone(healthFactors.map((f) => `${f.signal} (${f.impact > 0 ? '+' : ''}${f.impact}): ${clip(f.detail, FACTOR_DETAIL_TOKENS)}`)),
-    '',
-    '## Recent Context',
-    ...listOrNone(recentContext),
-  ].join('\n');
+  const notes = renderNotes(input, { session, open, resolved, issue, steps, facts, context, healthFactors, });
   const handoffNotes = fitToBudget(notes, input.maxTokens);
 
   return {
@@ -167,6 +129,125 @@ export function buildHandoff(input: HandoffInput): HandoffPack {
   };
 }
 
+interface NotesParts {
+  session: SupportSession | null;
+  open: SupportSession[];
+  resolved: (SupportSession & { resolved_at: Date })[];
+  issue: { text: string; episodes: Set<SupportEpisode> };
+  steps: { lines: string[]; episodes: Set<SupportEpisode>; quoted: string[] };
+  facts: ProfileFact[];
+  context: SupportEpisode[];
+  healthFactors: HealthResult['factors'];
+}
+
+/**
+ * The markdown brief. It summarises, so it must come out short (compat.md: under twice the raw
+ * conversation text): every customer or agent line appears at most once — in the active issue,
+ * an open issue's opening message, an attempted step, or else in Recent Context; a resolved
+ * session with a summary is told by its summary; key facts already readable in a quoted line
+ * are not repeated; timestamps are days or minutes; health is its badge and what pulls the
+ * score down; and sections with nothing to say are left out, except the three compat.md names
+ * (Active Issue, Open Issues, Previously Resolved), which say `none`.
+ */
+function renderNotes(input: HandoffInput, p: NotesParts): string {
+  const shown = new Set<string>();
+  const quote = (text: string): string => (shown.add(normalized(text)), text);
+  const isShown = (text: string): boolean => shown.has(normalized(text));
+  const health = input.health;
+
+  // A customer message is the customer's lines of one episode; each line counts as shown.
+  const quoteCustomer = (episode: SupportEpisode): void => {
+    for (const l of speakerLines(episode)) if (l.speaker === 'customer') quote(l.text);
+  };
+  const issueText = p.issue.text;
+  for (const episode of p.issue.episodes) quoteCustomer(episode);
+  const openLines = listOrNone(p.open, (s) => {
+    const opening = customerMessages(s)[0];
+    const fresh = opening && !isShown(opening.text) && !p.issue.episodes.has(opening.episode);
+    if (fresh) quoteCustomer(opening.episode);
+    const snippet = fresh ? ` — ${clip(opening.text, LIST_SNIPPET_TOKENS)}` : s === p.session ? ' — this session' : '';
+    // `unknown` (no resolution record yet) is the usual case and says nothing to a reader.
+    const status = s.status === 'unknown' ? '' : `${s.status}, `;
+    return `\`${inline(s.session_id)}\` (${status}since ${day(s.first_message_at)})${snippet}`;
+  }, MAX_OPEN_LISTED);
+  const resolvedLines = listOrNone(p.resolved, (s) => {
+    const summary = s.resolution?.resolution_summary;
+    return `\`${inline(s.session_id)}\` (${day(s.resolved_at)}) — ${summary ? clip(summary, LIST_SNIPPET_TOKENS) : 'no summary'}`;
+  }, MAX_RESOLVED_LISTED);
+  for (const text of p.steps.quoted) quote(text);
+
+  // A resolved session with a summary is told by that summary; its lines are not repeated.
+  const summarized = new Set(p.resolved.filter((s) => s.resolution?.resolution_summary).map((s) => s.session_id));
+  const recent: string[] = [];
+  for (const episode of p.context) {
+    if (episode.session_id !== null && summarized.has(episode.session_id)) continue;
+    const lines = speakerLines(episode).filter((l) => !isShown(l.text));
+    if (lines.length === 0) continue;
+    const said = lines.map((l) => `${l.role}: ${l.text}`).join(' ');
+    for (const l of lines) quote(l.text);
+    recent.push(`${minute(episode.created_at)} [${inline(episode.session_id ?? 'no session')}] ${clip(said, CONTEXT_TOKENS)}`);
+  }
+  const everything = [...shown].join('\n');
+  const seenFacts = new Set<string>();
+  const facts = p.facts.filter((f) => {
+    const key = normalized(f.content);
+    if (seenFacts.has(key) || everything.includes(key)) return false;
+    seenFacts.add(key);
+    return true;
+  });
+
+  // What pulls the score down is what the next agent must know; the details are in health_factors.
+  const signals = p.healthFactors.filter((f) => f.impact < 0).map((f) => `${f.signal} ${f.impact}`).join(', ');
+  const healthLine = health
+    ? `${HEALTH_BADGE[health.state]} **Health: ${health.state.toUpperCase()}** (score ${health.score}/100)${signals ? ` — ${signals}` : ''}`
+    : '⚪ **Health: UNKNOWN** (not computed)';
+  const section = (title: string, lines: string[]): string[] => (lines.length === 0 ? [] : ['', `## ${title}`, ...lines.map((l) => `- ${l}`)]);
+  const render = (recentLines: string[]): string => [
+    `# Handoff Brief — ${input.subjectId}`,
+    '',
+    healthLine,
+    `**Session:** \`${inline(input.sessionId)}\` (${p.session ? p.session.status : 'unknown'}) · **Reason:** ${clip(input.reason, STEP_TOKENS)}`,
+    '',
+    '## Active Issue',
+    issueText,
+    '',
+    '## Open Issues',
+    ...openLines,
+    '',
+    '## Previously Resolved',
+    ...resolvedLines,
+    ...section('Attempted Steps', p.steps.lines),
+    ...section('Key Facts', facts.map((f) => clip(f.content, FACT_TOKENS))),
+    ...section('Recent Context', recentLines),
+  ].join('\n');
+  // Recent Context is the part that repeats the conversation itself: on a short history, its
+  // oldest lines give way until the brief is under twice the text it covers (recent_context
+  // keeps them all). What the sections above say is never dropped for it.
+  const covered = input.episodes.reduce((n, e) => n + e.text.length, 0);
+  let kept = recent;
+  let notes = render(kept);
+  while (kept.length > 0 && notes.length >= 2 * covered) {
+    kept = kept.slice(1);
+    notes = render(kept);
+  }
+  return notes;
+}
+
+/** What "the same words" means when the brief decides whether a line is already shown. */
+function normalized(text: string): string {
+  return text.replace(/\s+/g, ' ').trim().toLowerCase();
+}
+
+/** `2025-04-01 09:02` (UTC): a brief needs the minute, not the millisecond. */
+function minute(at: Date): string {
+  return at.toISOString().slice(0, 16).replace('T', ' ');
+}
+
+/** `2025-04-01` (UTC), for when a session opened or was resolved. */
+function day(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
 /**
  * The customer's opening message of the session, and their latest one when they wrote again
  * (what they want now may have moved on). Without customer words the first episode stands in.
@@ -185,7 +266,7 @@ function activeIssue(sessionId: string, session: SupportSession | null): { text:
 }
 
 /** The agents' latest lines in the session, oldest first, then the newest procedures. */
-function attemptedSteps(session: SupportSession | null, procedures: readonly ProcedureMemory[]): { lines: string[]; episodes: Set<SupportEpisode> } {
+function attemptedSteps(session: SupportSession | null, procedures: readonly ProcedureMemory[]): { lines: string[]; episodes: Set<SupportEpisode>; quoted: string[] } {
   const agentLines = (session ? session.episodes.flatMap(speakerLines) : []).filter((l) => l.speaker === 'agent').slice(-MAX_AGENT_STEPS);
   const newestProcedures = [...procedures]
     .sort((a, b) => b.created_at.getTime() - a.created_at.getTime() || compareStrings(a.id, b.id))
@@ -196,6 +277,7 @@ function attemptedSteps(session: SupportSession | null, procedures: readonly Pro
       ...newestProcedures.map((p) => `procedure: ${clip(p.content, STEP_TOKENS)}`),
     ],
     episodes: new Set(agentLines.map((l) => l.episode)),
+    quoted: agentLines.map((l) => l.text),
   };
 }
 
