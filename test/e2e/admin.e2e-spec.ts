@@ -304,6 +304,19 @@ describe('admin endpoints', () => {
       expect(doc.episodes[0].created_at).toBe('2026-01-02T03:04:05.123456+00:00');
     });
 
+    it('keeps every microsecond through import and re-export, so the re-export carries the original checksum', async () => {
+      await wipe();
+      const original = JSON.parse(PYTHON_DOCUMENT) as { checksum: string };
+      await postImport(`{"document": ${PYTHON_DOCUMENT}}`).expect(200);
+      const doc = JSON.parse((await exportText('user-1', '?tenant_id=acme')).body as string);
+      expect(doc.episodes[0]).toMatchObject({ created_at: '2026-01-02T03:04:05.123456+00:00', last_compiled_at: '2026-01-02T03:05:00.000001+00:00' });
+      expect(doc.memories[0]).toMatchObject({ valid_from: '2026-01-02T03:05:00.000001+00:00', created_at: '2026-01-02T03:05:00.000001+00:00', updated_at: '2026-01-02T03:05:00.000001+00:00' });
+      expect(doc.checksum).toBe(original.checksum);
+      // And the database holds the microseconds, not a millisecond rounding of them.
+      const [row] = await t.ds.query(`SELECT to_char(created_at AT TIME ZONE 'UTC', 'US') AS us FROM episodes`);
+      expect(row.us).toBe('123456');
+    });
+
     it('streams a subject larger than one page in a stable order, ties on created_at included', async () => {
       await wipe();
       await t.ds.query(
