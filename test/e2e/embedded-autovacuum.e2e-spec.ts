@@ -14,7 +14,7 @@ describe('embedded autovacuum', () => {
     ds = await scratch.open();
     // The server's own autovacuum (PostgreSQL) must not get there first and reset the counters.
     await ds.query(`CREATE TABLE probe (id int PRIMARY KEY, v text) WITH (autovacuum_enabled = false)`);
-  });
+   }, 180_000); // a fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner
   afterAll(async () => {
     await ds?.destroy();
     await scratch?.drop();

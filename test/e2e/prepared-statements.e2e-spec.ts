@@ -12,7 +12,7 @@ describe('queries run as prepared statements', () => {
   beforeAll(async () => {
     scratch = await createScratchDb();
     ds = await scratch.open(); // one connection: every statement below shares its session
-  });
+   }, 180_000); // a fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner
   afterAll(async () => {
     await ds?.destroy();
     await scratch?.drop();

@@ -97,6 +97,9 @@ describe('support scenario: a customer with several sessions', () => {
     res = await request(t.http).post('/v1/episodes').send(customer(subject, 'sess-3', 'The invoice export to CSV is broken for March')).expect(201);
     ids.s3c = res.body.id;
     await resolve('sess-3', 'open');
+    // The refresh each write schedules must run now, not halfway through the backdating below
+    // (under load it did, and cached a score of neither the before nor the after).
+    await healthSettled(t);
 
     const cache = await t.ds.query(`SELECT state, score FROM health_cache WHERE subject_id = $1`, [subject]);
     expect(cache).toEqual([{ state: 'healthy', score: 80 }]);
