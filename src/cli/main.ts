@@ -5,6 +5,7 @@ import { loadConfig } from 'src/config/app-config';
 import { renderConfigReference } from 'src/config/config-docs';
 import { EMBEDDINGS_USAGE, embeddingsCommand } from './embeddings.command';
 import { jobsCommand } from './jobs.command';
+import { KEYS_USAGE, keysCommand } from './keys.command';
 import { mcpCommand } from './mcp.command';
 import { migrateCommand, preflightCommand } from './migrate.command';
 import { openapiCommand } from './openapi.command';
@@ -72,6 +73,11 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Webhook outbox: requeue-dead puts dead letters (all, --tenant T, or each --id ID) back in the queue with attempts reset.',
     usage: WEBHOOKS_USAGE,
     run: (args) => webhooksCommand(config(), args),
+  },
+  keys: {
+    summary: 'Stored API keys: create (bound to a role and optionally a tenant), list, rotate, revoke; no restart needed.',
+    usage: KEYS_USAGE,
+    run: (args) => keysCommand(config(), args),
   },
   mcp: {
     summary: 'MCP server on stdin/stdout for local agents (tools: ingest, compile, context, search, timeline, support); --tenant T or SERVICE_MCP_TENANT scopes it.',

@@ -64,6 +64,7 @@ export interface AppConfig {
   otelServiceName: string;
   otelSampleRatio: number;
   mcpTenant: string;
+  mcpAllowedHosts: string[];
   receipts: 'off' | 'on_request' | 'always';
   receiptSigning: SigningKeys;
   receiptWebhooks: boolean;
@@ -266,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     otelServiceName: get<string>('OTEL_SERVICE_NAME'),
     otelSampleRatio: get<number>('OTEL_SAMPLE_RATIO'),
     mcpTenant,
+    mcpAllowedHosts: Object.freeze([...get<string[]>('MCP_ALLOWED_HOSTS')]) as string[],
     receipts: get<AppConfig['receipts']>('RECEIPTS'),
     receiptSigning: signing as SigningKeys,
     receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),

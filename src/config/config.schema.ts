@@ -91,5 +91,6 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'RECEIPT_SIGNING_KEY_ID', kind: 'string', default: '', description: 'Id of the key that signs new receipts; may be empty when exactly one key is configured.' },
   { name: 'RECEIPT_WEBHOOKS', kind: 'bool', default: 'false', description: 'Emit a `receipt.created` webhook event for every receipt written.' },
   { name: 'REGION', kind: 'string', default: '', description: 'Region name written into receipts (`region`); empty: null.' },
+  { name: 'MCP_ALLOWED_HOSTS', kind: 'json-list', default: '[]', description: 'Host names /mcp answers to besides loopback and the hosts of CORS_ORIGINS (DNS-rebinding guard), e.g. ["memory.internal"]. Other Host or Origin values get 403.' },
   { name: 'MCP_TENANT', kind: 'string', default: '', description: 'Tenant of the stdio MCP server (`mcp` command) when no --tenant flag is given; required there when REQUIRE_TENANT is on.' },
 ] as const;

@@ -14,6 +14,7 @@ import { AddHealthCache1700000000012 } from '../../migrations/0012_add_health_ca
 import { MemoryManagement1700000000013 } from '../../migrations/0013_memory_management';
 import { Governance1700000000014 } from '../../migrations/0014_governance';
 import { WebhookEventCounts1700000000015 } from '../../migrations/0015_webhook_event_counts';
+import { ApiKeys1700000000016 } from '../../migrations/0016_api_keys';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -36,8 +37,9 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   MemoryManagement1700000000013,
   Governance1700000000014,
   WebhookEventCounts1700000000015,
+  ApiKeys1700000000016,
 ];
 
-export const EXPECTED_HEAD = '0015_webhook_event_counts';
+export const EXPECTED_HEAD = '0016_api_keys';
 /** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
-export const MINIMUM_COMPATIBLE = '0015_webhook_event_counts';
+export const MINIMUM_COMPATIBLE = '0016_api_keys';

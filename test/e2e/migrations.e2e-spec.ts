@@ -58,6 +58,7 @@ describe('migrations', () => {
       'resolutions.resolved_at timestamp with time zone',
       'health_cache.state character varying not null',
       'snapshots.version integer not null',
+      'api_keys.role character varying not null',
     ]) {
       expect(sig).toContain(line);
     }

@@ -9,9 +9,9 @@ import { createTestApp, TestApp } from '../app-factory';
 const SNAPSHOT = join(__dirname, '..', 'route-auth.txt');
 
 /**
- * Every route with its auth mode: `public` (no key, no tenant), `key` (API key, tenant header
- * not required: operator routes), `key+tenant` (API key and, with REQUIRE_TENANT, the tenant
- * header). A change here is a permission change: it shows in review as a diff of
+ * Every route with its auth mode: `public` (no key, no tenant), `key` (a key with the operator
+ * role, tenant header not required: operator routes), `key+tenant` (a key with the client role
+ * and, with REQUIRE_TENANT, the tenant header or a key bound to a tenant). A change here is a permission change: it shows in review as a diff of
  * test/route-auth.txt (regenerate with UPDATE_ROUTE_AUTH=1).
  */
 describe('route auth modes', () => {

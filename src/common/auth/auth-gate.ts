@@ -60,15 +60,23 @@ export class AuthGate {
     next();
   }
 
+  /**
+   * A presented key is checked first, so a valid one costs no query for "is any key in use".
+   * Open access (no API_KEY and no active stored key) is decided from the table on every request
+   * that needs it, never from a remembered count: the first key created on any replica closes it
+   * everywhere at once.
+   */
   private async authenticate(req: Request): Promise<Principal> {
     const master = this.config.apiKey;
-    if (!master && !(await this.keys.keysInUse())) return FULL_ACCESS;
     const token = presentedKey(req);
+    if (token !== undefined && token !== '') {
+      if (master && keysMatch(token, master)) return FULL_ACCESS;
+      const principal = await this.keys.resolve(token);
+      if (principal) return principal;
+    }
+    if (!master && !(await this.keys.keysInUse())) return FULL_ACCESS;
     if (token === undefined || token === '') throw new AppError(ErrorCode.MissingApiKey, 'X-API-Key header is required.');
-    if (master && keysMatch(token, master)) return FULL_ACCESS;
-    const principal = await this.keys.resolve(token);
-    if (!principal) throw new AppError(ErrorCode.InvalidApiKey, 'Invalid API key.');
-    return principal;
+    throw new AppError(ErrorCode.InvalidApiKey, 'Invalid API key.');
   }
 }
 

@@ -24,18 +24,13 @@ export const hasRole = (p: Principal, role: Role): boolean => p.roles.includes(r
 
 /** Looks stored keys up; implemented by the api-keys room, consumed by the gate. */
 export interface KeyResolver {
-  /** True while at least one key is active (then a key is required even without API_KEY). */
+  /** True while at least one stored key is active (then a key is required even without API_KEY); read fresh, never remembered. */
   keysInUse(): Promise<boolean>;
   /** The key's principal, or null when the token names no active key or its secret is wrong. */
   resolve(token: string): Promise<Principal | null>;
 }
 
 export const KEY_RESOLVER = Symbol('KEY_RESOLVER');
-
-/** Until the api_keys table lands: the contract's API_KEY is the only key. */
-export const NO_STORED_KEYS: KeyResolver = { keysInUse: async () => false, resolve: async () => null };
-
-
 
 /** Hashing first gives equal-length inputs, so the comparison time says nothing about the key. */
 export function keysMatch(given: string, expected: string): boolean {

@@ -50,6 +50,10 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'POST /admin/snapshots/restore-by-name': { id: 'restoreSnapshotByName' },
   'POST /admin/snapshots/{snapshot_id}/restore': { id: 'restoreSnapshot' },
   'POST /admin/cleanup': { id: 'cleanupSnapshots' },
+  'POST /admin/api-keys': { id: 'createApiKey' },
+  'GET /admin/api-keys': { id: 'listApiKeys' },
+  'POST /admin/api-keys/{id}/rotate': { id: 'rotateApiKey' },
+  'DELETE /admin/api-keys/{id}': { id: 'revokeApiKey' },
 };
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;

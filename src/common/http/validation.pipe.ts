@@ -1,4 +1,6 @@
 import { ArgumentMetadata, Injectable, ValidationError, ValidationPipe } from '@nestjs/common';
+import { refuseReservedSubjects } from 'src/common/auth/reserved-subjects';
+import { RequestContext } from 'src/common/context/request-context';
 import { AppError, FieldProblem } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { findJsonProblem } from './json-safety';
@@ -43,13 +45,18 @@ export class AppValidationPipe extends ValidationPipe {
     if (where === 'body' && metadata.metatype && metadata.metatype !== Object && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw AppError.validation(['body'], 'a JSON object is required', 'model_attributes_type');
     }
+    let valid: unknown;
     try {
-      return await super.transform(value, metadata);
+      valid = await super.transform(value, metadata);
     } catch (err) {
       if (err instanceof ValidationFailure) {
         throw new AppError(ErrorCode.ValidationError, 'Request validation failed', flatten(err.errors, [where]));
       }
       throw err;
     }
+    // Every client-facing input (REST and MCP tool arguments) passes here: the one place the
+    // reserved snapshot namespace is closed to client-role keys.
+    refuseReservedSubjects(valid, RequestContext.current()?.principal);
+    return valid;
   }
 }

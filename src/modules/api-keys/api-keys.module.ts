@@ -1,11 +1,15 @@
 import { Global, Module } from '@nestjs/common';
-import { KEY_RESOLVER, NO_STORED_KEYS } from 'src/common/auth/principal';
+import { KEY_RESOLVER } from 'src/common/auth/principal';
+import { ApiKeysController } from './api-keys.controller';
+import { ApiKeysRepository } from './api-keys.repository';
+import { ApiKeysService } from './api-keys.service';
 import { SecurityNotices } from './security-notices';
 
 /** Stored API keys (docs/operations.md "Security model"); global so the gate and probes see them. */
 @Global()
 @Module({
-  providers: [{ provide: KEY_RESOLVER, useValue: NO_STORED_KEYS }, SecurityNotices],
-  exports: [KEY_RESOLVER],
+  controllers: [ApiKeysController],
+  providers: [ApiKeysService, ApiKeysRepository, SecurityNotices, { provide: KEY_RESOLVER, useExisting: ApiKeysService }],
+  exports: [KEY_RESOLVER, ApiKeysService],
 })
 export class ApiKeysModule {}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -91,9 +92,9 @@ export class EpisodesRepository extends TenantScopedRepository {
   async listSubjects(em: EntityManager, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
     const rows = await this.scoped<{ subject_id: string; episode_count: number; memory_count: number; total: number }>(em, scope, (t) => sql`
       WITH subjects AS (
-        SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%' GROUP BY subject_id
+        SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX} GROUP BY subject_id
         UNION ALL
-        SELECT subject_id, 0 FROM memories WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%' GROUP BY subject_id
+        SELECT subject_id, 0 FROM memories WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX} GROUP BY subject_id
       ), merged AS (
         SELECT subject_id, max(episode_count) AS episode_count FROM subjects GROUP BY subject_id
       )
@@ -106,8 +107,8 @@ export class EpisodesRepository extends TenantScopedRepository {
     if (rows.length > 0) return { subjects: rows.map(({ total: _t, ...s }) => s), total: rows[0].total };
     const count = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       SELECT count(*)::int AS n FROM (
-        SELECT subject_id FROM episodes WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%'
-        UNION SELECT subject_id FROM memories WHERE ${t()} AND subject_id NOT LIKE '\\_snapshot/%') s`);
+        SELECT subject_id FROM episodes WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
+        UNION SELECT subject_id FROM memories WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}) s`);
     return { subjects: [], total: count[0].n };
   }
 }

@@ -1,9 +1,10 @@
-import { Module } from '@nestjs/common';
+import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
 import { ContextModule } from 'src/modules/context/context.module';
 import { EpisodesModule } from 'src/modules/episodes/episodes.module';
 import { MemoriesModule } from 'src/modules/memories/memories.module';
 import { SubjectsModule } from 'src/modules/subjects/subjects.module';
 import { SupportModule } from 'src/modules/support/support.module';
+import { McpOriginMiddleware } from './mcp-origin.middleware';
 import { McpController } from './mcp.controller';
 import { McpService } from './mcp.service';
 
@@ -14,4 +15,8 @@ import { McpService } from './mcp.service';
   providers: [McpService],
   exports: [McpService],
 })
-export class McpModule {}
+export class McpModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(McpOriginMiddleware).forRoutes(McpController);
+  }
+}

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -102,11 +103,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
     const [row] = await this.scoped<{ subjects: number }>(em, scope, (t) => sql`
       WITH activity AS (
         SELECT tenant_id, subject_id, max(created_at) AS last_at FROM episodes
-        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, 10) <> '_snapshot/'
+        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
         GROUP BY tenant_id, subject_id
         UNION ALL
         SELECT tenant_id, subject_id, max(updated_at) FROM memories
-        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, 10) <> '_snapshot/'
+        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
         GROUP BY tenant_id, subject_id
       ), stale AS MATERIALIZED (
         SELECT tenant_id, subject_id FROM activity GROUP BY tenant_id, subject_id HAVING max(last_at) < ${cutoff}::timestamptz

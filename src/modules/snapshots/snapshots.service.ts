@@ -9,9 +9,8 @@ import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cle
 import { RestoreResultDto, SnapshotDto, SnapshotListDto, SnapshotRow, toSnapshotDto } from './dto/snapshot.dto';
 import { planRestore } from './restore-plan';
 import { SnapshotsRepository } from './snapshots.repository';
+import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 
-/** Contract: snapshot data lives under the hidden subject `_snapshot/{name}/v{version}`. */
-export const SNAPSHOT_SUBJECT_PREFIX = '_snapshot/';
 
 /** Microseconds since the epoch of 0001-01-01T00:00:00Z, the earliest timestamptz we write. */
 const EARLIEST_MS = -62_135_596_800_000;

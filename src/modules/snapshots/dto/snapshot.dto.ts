@@ -1,3 +1,4 @@
+import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { IsOptional, IsString, IsUUID, Matches, NotContains } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 
@@ -62,13 +63,13 @@ export class SnapshotIdParamDto {
 }
 
 /** Snapshot subjects are never a restore target: that would change a snapshot. */
-const NOT_A_SNAPSHOT_SUBJECT = /^(?!_snapshot\/)/;
+const NOT_A_SNAPSHOT_SUBJECT = new RegExp(`^(?!${SNAPSHOT_SUBJECT_PREFIX.replace(/[/\\^$.*+?()[\]{}|]/g, '\\$&')})`);
 
 export class RestoreSnapshotDto {
   /** Subject that receives copies of the snapshot's episodes and memories (added to what it has). */
   @IsString()
   @Length(1, 256)
-  @Matches(NOT_A_SNAPSHOT_SUBJECT, { message: 'target_subject_id must not be a _snapshot/ subject' })
+  @Matches(NOT_A_SNAPSHOT_SUBJECT, { message: `target_subject_id must not be a ${SNAPSHOT_SUBJECT_PREFIX} subject` })
   target_subject_id: string;
 }
 
