@@ -17,4 +17,4 @@ export const ENTITIES = [
 ];
 
 /** Tables that carry tenant_id: reached only through the tenant-scoped repository base. */
-export const TENANT_TABLES = ['episodes', 'memories', 'compile_jobs', 'webhook_events', 'webhook_event_counts', 'resolutions', 'health_cache', 'snapshots', 'receipts', 'policy_bundles', 'memory_revisions'] as const;
+export const TENANT_TABLES = ['episodes', 'memories', 'compile_jobs', 'webhook_events', 'webhook_event_counts', 'resolutions', 'health_cache', 'health_refresh_marks', 'snapshots', 'receipts', 'policy_bundles', 'memory_revisions'] as const;

@@ -15,6 +15,7 @@ import { MemoryManagement1700000000013 } from '../../migrations/0013_memory_mana
 import { Governance1700000000014 } from '../../migrations/0014_governance';
 import { WebhookEventCounts1700000000015 } from '../../migrations/0015_webhook_event_counts';
 import { ApiKeys1700000000016 } from '../../migrations/0016_api_keys';
+import { HealthRefreshMarks1700000000017 } from '../../migrations/0017_health_refresh_marks';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -38,8 +39,9 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   Governance1700000000014,
   WebhookEventCounts1700000000015,
   ApiKeys1700000000016,
+  HealthRefreshMarks1700000000017,
 ];
 
-export const EXPECTED_HEAD = '0016_api_keys';
+export const EXPECTED_HEAD = '0017_health_refresh_marks';
 /** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
-export const MINIMUM_COMPATIBLE = '0016_api_keys';
+export const MINIMUM_COMPATIBLE = '0017_health_refresh_marks';

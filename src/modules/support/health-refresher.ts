@@ -13,8 +13,10 @@ const BUSY_FACTOR = 4;
  * subject is recomputed once, however many episodes arrived meanwhile. The exactly-once rule
  * for health events is unchanged: it lives in the recomputation (the cache row lock), not here.
  *
- * What a lost mark costs (the process dies before the flush): the change is noticed, and its
- * event emitted, by the subject's next health read, handoff or resolution upsert.
+ * What a lost mark costs (the process dies before the flush): nothing but delay. The episode's
+ * INSERT also wrote a durable mark row (migration 0017) that only a recomputation deletes; the
+ * next start, or another process's sweep a minute later, recomputes the subject and emits the
+ * event (HealthMarksSweeper).
  */
 export class HealthRefresher {
   private readonly dirty = new Map<string, { scope: TenantScope; subjectId: string }>();

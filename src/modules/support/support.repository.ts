@@ -36,7 +36,7 @@ const RESOLUTION_COLUMNS = raw(`id, tenant_id, subject_id, session_id, status, r
  */
 @Injectable()
 export class SupportRepository extends TenantScopedRepository {
-  protected readonly table = 'resolutions/health_cache';
+  protected readonly table = 'resolutions/health_cache/health_refresh_marks';
 
   /**
    * Creates or updates the record of (subject, session) in one statement, so two concurrent
@@ -109,7 +109,28 @@ export class SupportRepository extends TenantScopedRepository {
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
     const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
+    await this.takeRefreshMark(em, scope, subjectId);
     return { resolutions: resolutions.length, healthCache: healthCache.length };
+  }
+
+  /**
+   * Deletes the subject's health refresh mark (migration 0017), first thing in a recomputation:
+   * an ingestion still holding the mark makes this wait for its commit, so the inputs read next
+   * include its episodes. Returns whether there was one.
+   */
+  async takeRefreshMark(em: EntityManager, scope: TenantScope, subjectId: string): Promise<boolean> {
+    const rows = await this.scoped(em, scope, (t) => sql`
+      DELETE FROM health_refresh_marks WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${subjectId} RETURNING 1`);
+    return rows.length > 0;
+  }
+
+  /** Marks older than `olderThanMs`, oldest first: recomputations nobody ran (the process died). */
+  async staleRefreshMarks(em: EntityManager, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
+    return this.scoped(em, TenantScope.ALL, (t) => sql`
+      SELECT tenant_id, subject_id FROM health_refresh_marks
+      WHERE ${t()} AND marked_at <= now() - make_interval(secs => ${olderThanMs / 1000})
+      ORDER BY marked_at
+      LIMIT ${limit}`);
   }
 }
 

@@ -43,6 +43,9 @@ const HANDOFF_MEMORY_LIMIT = 100;
 
 const MAX_HEALTH_ROUNDS = 3;
 
+/** Stale marks recomputed per sweep (each its own transaction); the rest wait a minute. */
+const HEALTH_SWEEP_BATCH = 100;
+
 /**
  * How long ingestion marks gather before their subjects' health is recomputed: long enough to
  * fold a burst of ingests into one recomputation, short enough that a webhook receiver hears
@@ -83,6 +86,26 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   /** Recomputes, before the database closes, the subjects that ingestion marked. */
   async beforeApplicationShutdown(): Promise<void> {
     await this.refresher.close();
+  }
+
+  /**
+   * Recomputes the subjects whose durable refresh mark is older than `olderThanMs` (an
+   * ingestion whose process died before its in-memory refresh, or an import), each in its own
+   * transaction; returns how many were recomputed. A subject recomputed twice (by this sweep and
+   * by the live refresh of another process) emits its event once: the cache row lock decides.
+   */
+  async sweepHealthMarks(olderThanMs: number, limit = HEALTH_SWEEP_BATCH): Promise<number> {
+    const marks = await this.repo.staleRefreshMarks(this.ds.manager, olderThanMs, limit);
+    let done = 0;
+    for (const mark of marks) {
+      try {
+        await this.ds.transaction((em) => this.recomputeHealth(em, TenantScope.of(mark.tenant_id), mark.subject_id));
+        done++;
+      } catch (err) {
+        this.logger.error({ err: { message: (err as Error).message }, subject_id: mark.subject_id }, 'health recomputation of a stale mark failed; the mark stays for the next sweep');
+      }
+    }
+    return done;
   }
 
   /** Runs the health recomputations that ingestion has marked so far, now: for tests, which must not wait out the delay. */
@@ -200,6 +223,9 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    * session); one with no sessions is not cached at all, so reading unknown ids stores nothing.
    */
   async recomputeHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<HealthComputation> {
+    // Consumes the subject's durable refresh mark (if ingestion left one): this computation
+    // reads every episode committed so far, which is what the mark asked for.
+    await this.repo.takeRefreshMark(em, scope, subjectId);
     let cached = await this.repo.lockCachedHealth(em, scope, subjectId);
     // A second round only after losing the race to cache a first result (the winner's row is
     // then locked and compared with); more would need that row deleted again and again.

@@ -1,0 +1,61 @@
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { Cron, CronExpression } from '@nestjs/schedule';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { SupportService } from './support.service';
+
+/**
+ * A mark younger than this is left to the process that ingested it (its in-memory refresh runs
+ * within about a second, later only under heavy load); older ones were orphaned by a crash.
+ */
+const STALE_AFTER_MS = 30_000;
+
+/**
+ * Recovers health recomputations that ingestion marked durably but no live process ran (the
+ * process died first): once at start-up, for every mark left from before, then every minute for
+ * marks older than 30 s. Runs where WORKERS_ENABLED is on; a subject recomputed by two processes
+ * emits its event once.
+ */
+@Injectable()
+export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
+  private readonly logger = new Logger('support');
+  private running: Promise<number> | null = null;
+  private stopped = false;
+
+  constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    private readonly support: SupportService,
+  ) {}
+
+  onApplicationBootstrap(): void {
+    if (this.config.workersEnabled) void this.runOnce(0);
+  }
+
+  @Cron(CronExpression.EVERY_MINUTE, { name: 'health-marks-sweep', waitForCompletion: true })
+  async onSchedule(): Promise<void> {
+    if (this.config.workersEnabled) await this.runOnce(STALE_AFTER_MS);
+  }
+
+  /** One sweep; never throws (failures are logged and the marks stay for the next one). */
+  runOnce(olderThanMs: number): Promise<number> {
+    if (this.stopped) return Promise.resolve(0);
+    this.running ??= this.support
+      .sweepHealthMarks(olderThanMs)
+      .then((n) => {
+        if (n > 0) this.logger.log(`recomputed the health of ${n} subject(s) marked by an ingestion nobody refreshed`);
+        return n;
+      })
+      .catch((err: unknown) => {
+        this.logger.warn({ err: { message: (err as Error).message } }, 'health mark sweep failed; next sweep in a minute');
+        return 0;
+      })
+      .finally(() => (this.running = null));
+    return this.running;
+  }
+
+  /** The database closes at shutdown: no new sweep, and the running one finishes first. */
+  async beforeApplicationShutdown(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+}
