@@ -42,7 +42,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
     const { tools } = await client.listTools();
     const byName = new Map(tools.map((tool) => [tool.name, tool]));
-    for (const name of ['ingest_episode', 'compile_memories', 'get_compile_job', 'get_context', 'search_memories', 'get_timeline', 'delete_subject', 'get_health', 'get_sla', 'create_handoff', 'record_resolution', 'remember', 'get_memory', 'correct_memory', 'forget_memory']) {
+    for (const name of ['ingest_episode', 'compile_memories', 'get_compile_job', 'get_context', 'search_memories', 'get_timeline', 'delete_subject', 'get_health', 'get_sla', 'create_handoff', 'record_resolution', 'remember', 'get_memory', 'correct_memory', 'forget_memory', 'get_receipt']) {
       const tool = byName.get(name);
       expect(tool).toBeDefined();
       expect(tool!.description!.length).toBeGreaterThan(40);
@@ -156,6 +156,63 @@ describe('MCP over streamable HTTP at /mcp', () => {
 
     const unknown = await client.callTool({ name: 'no_such_tool', arguments: {} });
     expect(JSON.parse(text(unknown)).error.code).toBe('not_found');
+  });
+
+  it('writes a receipt from get_context and reads it back with get_receipt, tenant-scoped', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const context = await client.callTool({
+      name: 'get_context',
+      arguments: { subject_id: 'mcp/user-1', task: 'Write to Juno', emit_receipt: true, caller_id: 'agent-7', caller_type: 'support_bot', task_id: 'T-1' },
+    });
+    const bundle = structured<{ receipt_id: string; receipt_emitted: boolean; provenance: { fact_ids: string[] } }>(context);
+    expect(bundle.receipt_emitted).toBe(true);
+    expect(bundle.receipt_id).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    const receipt = structured<{ receipt_id: string; caller: Record<string, unknown>; task_id: string; selected_entries: { memory_id?: string }[] }>(
+      await client.callTool({ name: 'get_receipt', arguments: { receipt_id: bundle.receipt_id } }),
+    );
+    expect(receipt).toMatchObject({ receipt_id: bundle.receipt_id, task_id: 'T-1' });
+    expect(JSON.stringify(receipt)).toContain('agent-7');
+    const ids = receipt.selected_entries.map((e) => e.memory_id).filter(Boolean);
+    for (const id of bundle.provenance.fact_ids) expect(ids).toContain(id);
+    const other = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-b' });
+    const foreign = await other.callTool({ name: 'get_receipt', arguments: { receipt_id: bundle.receipt_id } });
+    expect(structured<{ error: { code: string } }>(foreign).error.code).toBe('not_found');
+    const handoff = structured<{ receipt_id: string; receipt_emitted: boolean }>(
+      await client.callTool({ name: 'create_handoff', arguments: { subject_id: 'mcp/user-1', session_id: 'sess-1', emit_receipt: true } }),
+    );
+    expect(handoff.receipt_emitted).toBe(true);
+    expect(structured<{ receipt_id: string }>(await client.callTool({ name: 'get_receipt', arguments: { receipt_id: handoff.receipt_id } })).receipt_id).toBe(handoff.receipt_id);
+  });
+
+  it("applies the tenant's policy bundle to every MCP read of memories", async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-p' });
+    const subject = 'mcp/patient';
+    const plain = structured<{ id: string }>(await client.callTool({ name: 'remember', arguments: { subject_id: subject, kind: 'profile_fact', content: 'I live in Bergen.' } }));
+    const medical = structured<{ id: string }>(await client.callTool({ name: 'remember', arguments: { subject_id: subject, kind: 'profile_fact', content: 'I am allergic to penicillin.' } }));
+    const auth = { 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-p' };
+    const patch = await fetch(new URL(`/v1/memories/${medical.id}/labels`, url), { method: 'PATCH', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ sensitivity_labels: ['health'] }) });
+    expect(patch.status).toBe(200);
+    const policy = 'version: 1\nmode: enforce\nrules:\n  - id: medical\n    deny_labels: [health]\n    unless_caller_types: [clinician]\n';
+    expect((await fetch(new URL('/admin/policy?tenant_id=tenant-p', url), { method: 'PUT', headers: { ...auth, 'Content-Type': 'application/json' }, body: JSON.stringify({ yaml: policy }) })).status).toBe(200);
+
+    const ids = (result: unknown, key = 'memories') => (structured<Record<string, { id: string }[]>>(result)[key] ?? []).map((m) => m.id);
+    for (const [caller, sees] of [[{}, false], [{ caller_type: 'support_bot' }, false], [{ caller_type: 'clinician', caller_id: 'dr-1' }, true]] as const) {
+      const search = await client.callTool({ name: 'search_memories', arguments: { subject_id: subject, ...caller } });
+      expect(ids(search)).toContain(plain.id);
+      expect(ids(search).includes(medical.id)).toBe(sees);
+      const timeline = await client.callTool({ name: 'get_timeline', arguments: { subject_id: subject, ...caller } });
+      expect(ids(timeline)).toContain(plain.id);
+      expect(ids(timeline).includes(medical.id)).toBe(sees);
+      const one = await client.callTool({ name: 'get_memory', arguments: { memory_id: medical.id, ...caller } });
+      if (sees) expect(structured<{ id: string }>(one).id).toBe(medical.id);
+      else expect(structured<{ error: { code: string } }>(one).error.code).toBe('not_found');
+      const context = await client.callTool({ name: 'get_context', arguments: { subject_id: subject, task: 'Prescribe something for the patient', ...caller } });
+      expect(text(context).includes('penicillin')).toBe(sees);
+    }
+    // A resource read names no caller, so the labelled fact stays out of it.
+    const profile = await client.readResource({ uri: `memory://subjects/${encodeURIComponent(subject)}/profile` });
+    const facts = JSON.parse((profile.contents[0] as { text: string }).text).facts.map((f: { id: string }) => f.id);
+    expect(facts).toEqual([plain.id]);
   });
 
   it('keeps tenants apart', async () => {

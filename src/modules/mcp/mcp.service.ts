@@ -4,6 +4,7 @@ import type { CallToolResult, ReadResourceResult } from '@modelcontextprotocol/s
 import { DataSource } from 'typeorm';
 import { z } from 'zod';
 import type { Ctx } from 'src/common/context/request-context';
+import { AppError } from 'src/common/errors/app-error';
 import { AppValidationPipe } from 'src/common/http/validation.pipe';
 import { metrics } from 'src/common/metrics/metrics';
 import { withSpan } from 'src/common/tracing/tracing';
@@ -17,6 +18,9 @@ import { CorrectMemoryDto, MemoryIdParamDto, RememberMemoryDto } from 'src/modul
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { MemoryRecordsService } from 'src/modules/memories/memory-records.service';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import { PolicyService } from 'src/modules/policy/policy.service';
+import { ReceiptIdParamDto } from 'src/modules/receipts/dto/receipt.dto';
+import { ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
 import { SubjectsService } from 'src/modules/subjects/subjects.service';
 import { HandoffRequestDto } from 'src/modules/support/dto/handoff.dto';
@@ -44,6 +48,26 @@ const PROFILE_FACTS_LIMIT = 500;
 // every call (the DTO is the rule; these tell the model about it up front).
 const subjectId = z.string().min(1).max(256).describe('The subject: a user, account, workspace, repository, ticket or agent id.');
 const sessionId = z.string().min(1).max(256);
+const optionalId = (what: string) => z.string().min(1).max(256).optional().describe(what);
+// Who is asking: the tenant's policy bundle may keep labelled memories from some caller types,
+// on every read below (docs/governance.md); receipts record it.
+const callerFields = {
+  caller_id: optionalId('Who is asking, e.g. "agent-7" (stored on receipts).'),
+  caller_type: optionalId('What kind of caller, e.g. "support_bot": the policy may deny labelled memories to some types.'),
+};
+// The governance fields of the REST context and handoff bodies (ReceiptRequestFieldsDto).
+const receiptFields = {
+  ...callerFields,
+  emit_receipt: z.boolean().optional().describe('Write a signed receipt of exactly what this call returned (see get_receipt).'),
+  query_id: optionalId('Your own query id, stored on the receipt.'),
+  task_id: optionalId('Your own task id, stored on the receipt.'),
+  parent_receipt_id: optionalId('The receipt this call follows from, for multi-step agents.'),
+};
+
+/** The caller of an MCP read, as the policy reads it. */
+function callerOf(args: { caller_id?: unknown; caller_type?: unknown }): { caller_id: string | null; caller_type: string | null } {
+  return { caller_id: typeof args.caller_id === 'string' ? args.caller_id : null, caller_type: typeof args.caller_type === 'string' ? args.caller_type : null };
+}
 
 function ok(result: object, text?: string): CallToolResult {
   return { content: [{ type: 'text', text: text ?? JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
@@ -62,6 +86,8 @@ export class McpService {
     private readonly context: ContextService,
     private readonly support: SupportService,
     private readonly subjects: SubjectsService,
+    private readonly policies: PolicyService,
+    private readonly receipts: ReceiptsService,
   ) {}
 
   /** The REST rules for a tool's arguments: the same DTO class, the same 422 details. */
@@ -162,6 +188,7 @@ export class McpService {
           task: z.string().min(1).max(4000).describe('What you are about to do, in plain words; relevance is judged against it.'),
           max_tokens: z.int().min(1).max(128000).optional().describe('Budget of the markdown in tokens (default 4000).'),
           session_id: sessionId.optional().describe('The conversation happening now: its items rank higher.'),
+          ...receiptFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
@@ -174,11 +201,13 @@ export class McpService {
           provenance: bundle.provenance,
           token_estimate: bundle.token_estimate,
           sessions: bundle.sessions,
+          receipt_id: bundle.receipt_id,
+          receipt_emitted: bundle.receipt_emitted,
         };
         return {
           content: [
             { type: 'text', text: bundle.assembled_context },
-            { type: 'text', text: JSON.stringify({ provenance: bundle.provenance, token_estimate: bundle.token_estimate }) },
+            { type: 'text', text: JSON.stringify({ provenance: bundle.provenance, token_estimate: bundle.token_estimate, receipt_id: bundle.receipt_id }) },
           ],
           structuredContent: result,
         };
@@ -198,6 +227,7 @@ export class McpService {
           kind: z.enum(MEMORY_KINDS).optional().describe('Only memories of this kind.'),
           semantic: z.boolean().optional().describe('Rank by meaning (cosine similarity) instead of substring match.'),
           limit: z.int().min(1).max(100).optional().describe('1–100, default 20.'),
+          ...callerFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
@@ -234,10 +264,15 @@ export class McpService {
       {
         title: 'Read one memory',
         description: 'One memory by id in any status: active, superseded (replaced by a newer version) or tombstoned (forgotten, content erased).',
-        inputSchema: { memory_id: memoryId },
+        inputSchema: { memory_id: memoryId, ...callerFields },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      tool('get_memory', async (ctx, args: { memory_id?: unknown }) => ok(await this.records.get(ctx, (await this.check(MemoryIdParamDto, { id: args.memory_id })).id))),
+      tool('get_memory', async (ctx, args: { memory_id?: unknown; caller_id?: unknown; caller_type?: unknown }) => {
+        const memory = await this.records.get(ctx, (await this.check(MemoryIdParamDto, { id: args.memory_id })).id);
+        // A memory the policy keeps from this caller is answered like one that does not exist.
+        if ((await this.governed(ctx, args, [memory])).length === 0) throw AppError.notFound('Memory not found.');
+        return ok(memory);
+      }),
     );
 
     server.registerTool(
@@ -283,12 +318,18 @@ export class McpService {
       {
         title: 'Read the timeline',
         description: "A subject's episodes and memories (including superseded ones) in time order, oldest first.",
-        inputSchema: { subject_id: subjectId, limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).') },
+        inputSchema: {
+          subject_id: subjectId,
+          limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).'),
+          ...callerFields,
+        },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      tool('get_timeline', async (ctx, args) => {
-        const q = await this.check(TimelineQueryDto, args);
-        return ok(await this.subjects.timeline(ctx, q.subject_id, q.limit));
+      tool('get_timeline', async (ctx, args: { caller_id?: unknown; caller_type?: unknown }) => {
+        const { caller_id: _id, caller_type: _type, ...rest } = args;
+        const q = await this.check(TimelineQueryDto, rest);
+        const timeline = await this.subjects.timeline(ctx, q.subject_id, q.limit);
+        return ok({ ...timeline, memories: await this.governed(ctx, args, timeline.memories) });
       }),
     );
 
@@ -347,10 +388,24 @@ export class McpService {
           session_id: sessionId.describe('The session being escalated.'),
           reason: z.string().max(256).optional().describe('Why it is handed over (default "escalation").'),
           max_tokens: z.int().min(1).max(16000).optional().describe('Budget of handoff_notes (default 4000).'),
+          ...receiptFields,
         },
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
       tool('create_handoff', async (ctx, args) => ok(await this.support.handoff(ctx, await this.check(HandoffRequestDto, args)))),
+    );
+
+    server.registerTool(
+      'get_receipt',
+      {
+        title: 'Read a receipt',
+        description:
+          'A receipt written by get_context or create_handoff (emit_receipt: true): exactly which memories and episodes the call ' +
+          'returned, under which policy, with the hash of the text and its signature. Use it to show or check what an agent was shown.',
+        inputSchema: { receipt_id: z.string().min(1).max(256).describe('The receipt_id a get_context or create_handoff call returned.') },
+        annotations: { readOnlyHint: true, openWorldHint: false },
+      },
+      tool('get_receipt', async (ctx, args) => ok(await this.receipts.get(ctx, (await this.check(ReceiptIdParamDto, args)).receipt_id))),
     );
 
     server.registerTool(
@@ -404,7 +459,9 @@ export class McpService {
       subject = encoded;
     }
     const { subject_id } = await this.check(SubjectParamDto, { subject_id: subject });
-    const rows = await this.memories.activeForSubject(this.ds.manager, ctx.scope, subject_id, { kinds: ['profile_fact'], limit: PROFILE_FACTS_LIMIT });
+    const active = await this.memories.activeForSubject(this.ds.manager, ctx.scope, subject_id, { kinds: ['profile_fact'], limit: PROFILE_FACTS_LIMIT });
+    // A resource read names no caller: the policy treats it as an unknown caller type.
+    const rows = await this.governed(ctx, {}, active);
     const facts = rows.map((m) => ({
       id: m.id,
       content: m.content,
@@ -414,5 +471,13 @@ export class McpService {
       source_episode_ids: m.source_episode_ids,
     }));
     return { contents: [{ uri, mimeType: 'application/json', text: JSON.stringify({ subject_id, facts }, null, 2) }] };
+  }
+
+  /**
+   * The tenant's policy bundle over an MCP read that the REST surface does not govern (one
+   * memory, the timeline, the profile resource): enforce mode leaves denied memories out.
+   */
+  private async governed<T extends { id: string; sensitivity_labels?: string[] | null }>(ctx: Ctx, args: { caller_id?: unknown; caller_type?: unknown }, rows: readonly T[]): Promise<T[]> {
+    return this.policies.apply(await this.policies.active(ctx.scope), callerOf(args), rows).kept;
   }
 }

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length, MaxLength } from 'src/common/http/text-length';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import { CallerIdentityDto } from 'src/modules/policy/dto/caller-identity.dto';
 import { MemoryDto } from './memory.dto';
 
 /** Query strings arrive as text: only the exact spellings convert, anything else stays and fails validation. */
@@ -11,7 +12,8 @@ const BOOLEAN_SPELLINGS: Record<string, boolean> = { true: true, false: false, '
 /** `true`/`false`/`1`/`0` in a query string; anything else stays and fails validation. */
 export const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' && value.toLowerCase() in BOOLEAN_SPELLINGS ? BOOLEAN_SPELLINGS[value.toLowerCase()] : value);
 
-export class SearchMemoriesQueryDto {
+/** The caller fields are read by the tenant's policy bundle (docs/governance.md). */
+export class SearchMemoriesQueryDto extends CallerIdentityDto {
   @IsString()
   @Length(1, 256)
   subject_id: string;
@@ -48,18 +50,6 @@ export class SearchMemoriesQueryDto {
   @Min(1)
   @Max(100)
   limit?: number = 20;
-
-  /** Who is asking (docs/governance.md). */
-  @IsOptional()
-  @IsString()
-  @Length(1, 256)
-  caller_id?: string;
-
-  /** The caller's type: the tenant's policy bundle may deny labelled memories to it. */
-  @IsOptional()
-  @IsString()
-  @Length(1, 256)
-  caller_type?: string;
 }
 
 export class SearchResultMemoryDto extends MemoryDto {

@@ -1,11 +1,12 @@
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
+import { CallerIdentityDto } from 'src/modules/policy/dto/caller-identity.dto';
 
 /**
  * The governance fields of POST /v1/context and POST /v1/handoff (docs/governance.md section 1):
  * ask for a receipt, correlate it, and say who is asking (read by the policy bundle).
  */
-export class ReceiptRequestFieldsDto {
+export class ReceiptRequestFieldsDto extends CallerIdentityDto {
   /** Ask for a receipt of this call (RECEIPTS=on_request, the default). */
   @IsOptional()
   @IsBoolean()
@@ -29,17 +30,6 @@ export class ReceiptRequestFieldsDto {
   @Length(1, 256)
   parent_receipt_id?: string;
 
-  /** Who is asking, e.g. `agent-7`. */
-  @IsOptional()
-  @IsString()
-  @Length(1, 256)
-  caller_id?: string;
-
-  /** What kind of caller, e.g. `support_bot`; policy rules name caller types. */
-  @IsOptional()
-  @IsString()
-  @Length(1, 256)
-  caller_type?: string;
 }
 
 /** The fields a governed response adds. */
