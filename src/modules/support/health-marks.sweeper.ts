@@ -12,8 +12,8 @@ const STALE_AFTER_MS = 30_000;
 
 /**
  * Recovers health recomputations that ingestion marked durably but no live process ran (the
- * process died first): once at start-up, for every mark left from before, then every minute for
- * marks older than 30 s. Runs where WORKERS_ENABLED is on; a subject recomputed by two processes
+ * process died first): once during start-up, for every mark left from before, then every minute
+ * for marks older than 30 s. Runs where WORKERS_ENABLED is on; a subject recomputed by two processes
  * emits its event once.
  */
 @Injectable()
@@ -27,8 +27,13 @@ export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplica
     private readonly support: SupportService,
   ) {}
 
-  onApplicationBootstrap(): void {
-    if (this.config.workersEnabled) void this.runOnce(0);
+  /**
+   * Awaited before the server listens: what a crash left is recomputed (and its events queued)
+   * before the process answers, so "ready and nothing pending" means recovered. Bounded by one
+   * sweep (HEALTH_SWEEP_BATCH subjects); the rest follow a minute later.
+   */
+  async onApplicationBootstrap(): Promise<void> {
+    if (this.config.workersEnabled) await this.runOnce(0);
   }
 
   @Cron(CronExpression.EVERY_MINUTE, { name: 'health-marks-sweep', waitForCompletion: true })
