@@ -30,7 +30,8 @@ function render(...dirs: string[]): { status: number | null; reports: Report[]; 
 function quantityBytes(q: string): number {
   const m = /^(\d+)(Ki|Mi|Gi)?$/.exec(q);
   if (!m) throw new Error(`unexpected quantity ${q}`);
-  return Number(m[1]) * { Ki: 1024, Mi: MiB, Gi: 1024 * MiB, '': 1 }[m[2] ?? ''];
+  const unit: Record<string, number> = { Ki: 1024, Mi: MiB, Gi: 1024 * MiB };
+  return Number(m[1]) * (m[2] ? unit[m[2]] : 1);
 }
 
 describe('Kubernetes manifests (deploy/kubernetes: kustomize base, components, overlays)', () => {
