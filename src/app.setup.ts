@@ -11,6 +11,8 @@ import { AuthGate } from 'src/common/auth/auth-gate';
 import { httpMetricsMiddleware } from 'src/modules/metrics/http-metrics.middleware';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
 import { RequestContext } from 'src/common/context/request-context';
+import { accessLogger } from 'src/common/logging/logging';
+import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { AppConfig } from 'src/config/app-config';
 import { finishOpenApi } from 'src/common/http/openapi-document';
 import { SERVICE_VERSION } from 'src/common/version';
@@ -35,8 +37,8 @@ const REDOC_HTML = `<!doctype html><html><head><title>Memory Service API</title>
 
 /**
  * Everything both `main.ts` and the tests apply to an app: middleware order, CORS, docs.
- * Request id first (so every later error carries it), then CORS, the docs, and the
- * authentication gate. Bodies are read later, by JsonBodyGuard, for matched routes only.
+ * Request id first (so every later error carries it), then CORS, the docs, the access logger
+ * and the authentication gate. Bodies are read later, by JsonBodyGuard, for matched routes only.
  */
 export function configureApp(app: NestExpressApplication, config: AppConfig): void {
   app.useLogger(app.get(Logger));
@@ -56,6 +58,8 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
     if (req.path !== '/' && req.path !== '') return next();
     res.type('html').send(REDOC_HTML);
   });
+  // Before the gate, so its refusals (401, 403, 429) are access-logged like every other answer.
+  app.use(accessLogger(config, app.get(LOG_STREAM)));
   // After the docs (public), before every route Nest registers at init: see AuthGate.
   app.use(app.get(AuthGate).handler());
   app.enableShutdownHooks();

@@ -57,7 +57,7 @@ describe('logs and request ids of the built service', () => {
   function rawHeaderRequest(requestId: string): Promise<{ head: string; body: { error: { request_id: string } } }> {
     return new Promise((resolve, reject) => {
       const sock = connect(Number(new URL(svc.base).port), '127.0.0.1', () => {
-        sock.write(Buffer.from(`GET /v1/no-such-route HTTP/1.1\r\nHost: x\r\nX-API-Key: ${KEY}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n`, 'latin1'));
+        sock.write(Buffer.from(`GET /v1/timeline?subject_id=x HTTP/1.1\r\nHost: x\r\nX-API-Key: ${WRONG}\r\nX-Request-ID: ${requestId}\r\nConnection: close\r\n\r\n`, 'latin1'));
       });
       let out = '';
       sock.on('data', (c) => (out += c.toString('utf8')));

@@ -1,17 +1,21 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
+import type { DestinationStream } from 'pino';
+import { pinoHttp } from 'pino-http';
+import type { HttpLogger, Options } from 'pino-http';
 import { RequestContext } from 'src/common/context/request-context';
 import type { AppConfig } from 'src/config/app-config';
 
 const PROBES = new Set(['/healthz', '/readyz', '/health', '/ready']);
 
 /**
- * nestjs-pino options: JSON lines with request_id and tenant on every line (read from the
+ * pino-http options: JSON lines with request_id and tenant on every line (read from the
  * request context, so service logs carry them too), secrets redacted, no payloads, no
  * access lines for probes.
  */
-export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream | null): Params {
-  const options = {
+function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResponse> {
+  return {
     level: config.logLevel,
     transport: config.debug ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
     genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id: string }).id,
@@ -31,8 +35,26 @@ export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream |
       censor: '[Redacted]',
     },
   };
+}
+
+/**
+ * nestjs-pino options. Its own middleware would run as Nest middleware, after the
+ * authentication gate, so a request the gate refuses (401, 403, 429) would leave no access line:
+ * the access logger is mounted by app.setup.ts before the gate (accessLogger below), and
+ * nestjs-pino only binds that request logger (`useExisting`) for service log lines.
+ */
+export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream | null): Params {
+  const options = pinoHttpOptions(config);
   // A destination stream is given by tests that read the log lines back.
-  return { pinoHttp: stream ? [options, stream as never] : options, renameContext: 'context' };
+  return { pinoHttp: stream ? [options, stream as never] : options, useExisting: true, renameContext: 'context' };
+}
+
+/** The access logger (one line per request), for app.setup.ts to mount before the gate. */
+export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream | null): HttpLogger {
+  const middleware = stream ? pinoHttp(pinoHttpOptions(config), stream as DestinationStream) : pinoHttp(pinoHttpOptions(config));
+  // What nestjs-pino sets when it creates the middleware itself (PinoLogger's root logger).
+  (PinoLogger as unknown as { root: unknown }).root = middleware.logger;
+  return middleware;
 }
 
 /**
