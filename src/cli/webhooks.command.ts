@@ -1,6 +1,7 @@
 import type { AppConfig } from 'src/config/app-config';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { openDatabase } from 'src/db/data-source';
+import { WEBHOOK_PRUNE_BATCH, WEBHOOK_PRUNE_MAX_BATCHES, WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { WebhooksRepository } from 'src/modules/webhooks/webhooks.repository';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 
@@ -9,17 +10,32 @@ const out = (s: string) => process.stdout.write(s + '\n');
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-export const WEBHOOKS_USAGE = 'webhooks requeue-dead                  re-queue every dead letter\nwebhooks requeue-dead --id ID [--id ID]…  only these events\nwebhooks requeue-dead --tenant TENANT    only this tenant\'s dead letters';
+export const WEBHOOKS_USAGE =
+  'webhooks requeue-dead                  re-queue every dead letter\nwebhooks requeue-dead --id ID [--id ID]…  only these events\nwebhooks requeue-dead --tenant TENANT    only this tenant\'s dead letters\n' +
+  'webhooks prune [--days N] [--dead-letter-days N]  delete what retention would, now, until done (default: the retention settings)';
 
-function parseArgs(args: string[]): { action: string | undefined; ids: string[]; tenant: string | null } {
+function parseArgs(args: string[]): { action: string | undefined; ids: string[]; tenant: string | null; days: number | null; deadLetterDays: number | null } {
   const [action, ...rest] = args;
   const ids: string[] = [];
   let tenant: string | null = null;
+  let days: number | null = null;
+  let deadLetterDays: number | null = null;
+  const dayCount = (flag: string, value: string) => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0 || n > 3650) throw new Error(`${flag} must be a number of days from 0 to 3650, got ${JSON.stringify(value)}`);
+    return n;
+  };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
     const value = rest[i + 1];
-    if ((flag === '--id' || flag === '--tenant') && (value === undefined || value.startsWith('--'))) throw new Error(`${flag} needs a value`);
-    if (flag === '--id') {
+    if (['--id', '--tenant', '--days', '--dead-letter-days'].includes(flag) && (value === undefined || value.startsWith('--'))) throw new Error(`${flag} needs a value`);
+    if (flag === '--days' && action === 'prune') {
+      days = dayCount(flag, value);
+      i++;
+    } else if (flag === '--dead-letter-days' && action === 'prune') {
+      deadLetterDays = dayCount(flag, value);
+      i++;
+    } else if (flag === '--id') {
       if (!UUID.test(value)) throw new Error(`--id must be an event id (UUID), got ${JSON.stringify(value)}`);
       ids.push(value.toLowerCase());
       i++;
@@ -28,13 +44,14 @@ function parseArgs(args: string[]): { action: string | undefined; ids: string[];
       i++;
     } else throw new Error(`unknown option ${JSON.stringify(flag)}`);
   }
-  return { action, ids, tenant };
+  return { action, ids, tenant, days, deadLetterDays };
 }
 
 /** `webhooks requeue-dead [--id ID]… [--tenant T]`: the operator redrive of the dead-letter queue. */
 export async function webhooksCommand(config: AppConfig, args: string[]): Promise<number> {
-  const { action, ids, tenant } = parseArgs(args);
-  if (action !== 'requeue-dead') throw new Error(`unknown webhooks action ${JSON.stringify(action ?? '')}: use requeue-dead`);
+  const { action, ids, tenant, days, deadLetterDays } = parseArgs(args);
+  if (action === 'prune') return prune({ ...config, webhookRetentionDays: days ?? config.webhookRetentionDays, webhookDeadLetterRetentionDays: deadLetterDays ?? config.webhookDeadLetterRetentionDays });
+  if (action !== 'requeue-dead') throw new Error(`unknown webhooks action ${JSON.stringify(action ?? '')}: use requeue-dead or prune`);
   const db = await openDatabase(config);
   err(`database: ${db.engine} ${db.location}`);
   try {
@@ -50,3 +67,36 @@ export async function webhooksCommand(config: AppConfig, args: string[]): Promis
     await db.close();
   }
 }
+
+/**
+ * `webhooks prune`: what the 10-minute retention run does, repeated until nothing is left past
+ * the retention (after an upgrade from a version without retention the outbox may hold months,
+ * which the scheduled runs would take days to clear). Same batches: the service keeps serving.
+ */
+async function prune(config: AppConfig): Promise<number> {
+  const db = await openDatabase(config);
+  err(`database: ${db.engine} ${db.location}`);
+  try {
+    const retention = new WebhookRetention(config, db.dataSource, new WebhooksRepository());
+    err(`pruning delivered events older than ${config.webhookRetentionDays || '∞ (kept)'} day(s), dead letters older than ${config.webhookDeadLetterRetentionDays || '∞ (kept)'} day(s)…`);
+    const total = { delivered: 0, dead_letter: 0 };
+    for (;;) {
+      const run = await retention.runOnce();
+      if (run === null) {
+        err('another process holds the prune lock (a scheduled run); try again when it ends');
+        return 1;
+      }
+      total.delivered += run.delivered;
+      total.dead_letter += run.dead_letter;
+      if (run.delivered + run.dead_letter > 0) err(`  deleted ${run.delivered} delivered, ${run.dead_letter} dead letter(s) (${total.delivered + total.dead_letter} so far)`);
+      // A run stops at its batch cap per status; anything less means that status is done.
+      const cap = WEBHOOK_PRUNE_BATCH * WEBHOOK_PRUNE_MAX_BATCHES;
+      if (run.delivered < cap && run.dead_letter < cap) break;
+    }
+    out(`pruned ${total.delivered} delivered, ${total.dead_letter} dead letter(s)`);
+    return 0;
+  } finally {
+    await db.close();
+  }
+}
+

@@ -1,10 +1,12 @@
 import { createServer, Server } from 'node:http';
 import { AddressInfo } from 'node:net';
 import request from 'supertest';
+import { webhooksCommand } from 'src/cli/webhooks.command';
+import { loadConfig } from 'src/config/app-config';
 import { WebhookDeliveryWorker } from 'src/modules/webhooks/webhook-delivery.worker';
 import { WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { WebhooksRepository } from 'src/modules/webhooks/webhooks.repository';
-import { createTestApp, TestApp } from '../app-factory';
+import { createTestApp, TestApp, testEnv } from '../app-factory';
 
 /** Answers 410 (permanent: dead letter at once) for subjects starting with "dead", else 200. */
 async function startReceiver(): Promise<{ url: string; server: Server }> {
@@ -164,5 +166,49 @@ describe('webhook outbox counts for /metrics and /admin/webhooks/stats', () => {
     // the service's back as already delivered (the service only inserts pending events) is not seen.
     await t.ds.query(`INSERT INTO webhook_events (tenant_id, event, payload, status, delivered_at) VALUES ('acme', 'x', '{}', 'delivered', now())`);
     expect(await stats(t, 'acme')).toMatchObject({ delivered: 4 });
+  });
+});
+
+describe('webhooks prune command', () => {
+  async function runCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
+    let out = '';
+    let err = '';
+    const o = jest.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
+    const e = jest.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
+    try {
+      const code = await webhooksCommand(loadConfig(testEnv({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' })), args);
+      return { code, out, err };
+    } finally {
+      o.mockRestore();
+      e.mockRestore();
+    }
+  }
+
+  it('deletes everything past the given retention until done, and leaves the counts exact', async () => {
+    // The command opens its own connection: on PGlite no app may hold the only one meanwhile.
+    const t = await createTestApp({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+    for (let i = 0; i < 4; i++) await ingest(t, `p${i}`);
+    await t.ds.query(`DELETE FROM webhook_events WHERE payload->'data'->>'subject_id' NOT IN ('p0', 'p1', 'p2', 'p3')`);
+    // Delivered 2 and 10 days ago (as the worker leaves them), and one dead letter 10 days ago.
+    await t.ds.query(`UPDATE webhook_events SET status = 'delivered', delivered_at = now() - interval '2 days', next_attempt_at = now() - interval '2 days'
+      WHERE payload->'data'->>'subject_id' = 'p0'`);
+    await t.ds.query(`UPDATE webhook_events SET status = 'delivered', delivered_at = now() - interval '10 days', next_attempt_at = now() - interval '10 days'
+      WHERE payload->'data'->>'subject_id' IN ('p1', 'p2')`);
+    await t.ds.query(`UPDATE webhook_events SET status = 'dead_letter', next_attempt_at = now() - interval '10 days' WHERE payload->'data'->>'subject_id' = 'p3'`);
+    await t.close();
+
+    const run = await runCli(['prune', '--days', '5']);
+    expect(run).toMatchObject({ code: 0, out: 'pruned 2 delivered, 0 dead letter(s)\n' });
+    expect(run.err).toContain('deleted 2 delivered, 0 dead letter(s) (2 so far)');
+    expect(await runCli(['prune', '--days', '0', '--dead-letter-days', '5'])).toMatchObject({ code: 0, out: 'pruned 0 delivered, 1 dead letter(s)\n' });
+    await expect(runCli(['prune', '--days', '-1'])).rejects.toThrow(/number of days/);
+
+    const after = await createTestApp({}, { reset: false });
+    try {
+      expect(await byStatus(after)).toEqual({ delivered: 1 });
+      expect(await after.ds.query(`SELECT coalesce(sum(delivered), 0)::int AS n FROM webhook_event_counts`)).toEqual([{ n: 1 }]);
+    } finally {
+      await after.close();
+    }
   });
 });
