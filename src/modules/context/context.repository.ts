@@ -4,8 +4,10 @@ import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment } from 's
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
+import { withClause } from 'src/common/db/as-of';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
+import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of';
 
 /** A memory candidate with what context assembly needs from the episode it was compiled from. */
 export interface MemoryCandidateRow extends MemoryRow {
@@ -46,6 +48,8 @@ export interface CandidateQuery {
   /** Task embedding, or null when embeddings are off or failed. */
   vector: number[] | null;
   limits: CandidateLimits;
+  /** As-of read: the data as it stood at this instant (docs/governance.md); null reads the current state. */
+  asOf: Date | null;
 }
 
 const EPISODE_COLUMNS = ['id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at', 'seq'];
@@ -54,8 +58,6 @@ const MEMORY_COLUMNS = ['id', 'tenant_id', 'subject_id', 'kind', 'content', 'sum
 function columns(alias: string, names: string[]): SqlFragment {
   return raw(names.map((c) => `${alias}.${c}`).join(', '));
 }
-
-const EMPTY = raw('');
 
 /**
  * Both candidate queries run on every context request: plan them once (see RunOptions). Each
@@ -105,7 +107,7 @@ export class ContextRepository extends TenantScopedRepository {
             ? sql`CASE WHEN cardinality(m.embedding) = ${q.vector!.length} THEN 1 - (m.embedding_vec <=> ${vectorText}::vector) END`
             : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
                    FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b) WHERE cardinality(m.embedding) = ${q.vector!.length})`;
-      return sql`
+      return sql`${asOfWith(q.asOf, { vector: mode === 'pgvector' })}
         SELECT ${columns('m', MEMORY_COLUMNS)}, (${similarity})::float8 AS similarity, src.episode_date, src.episode_session_id, src.episode_seq
         FROM memories m
         LEFT JOIN LATERAL (
@@ -130,14 +132,14 @@ export class ContextRepository extends TenantScopedRepository {
       if (q.sessionId !== null) {
         branches.push(sql`(SELECT x.id FROM episodes x WHERE ${base('x')} AND x.session_id = ${q.sessionId} ORDER BY x.created_at DESC, x.seq DESC LIMIT ${limits.recent})`);
       }
-      let hits = EMPTY;
+      const ctes = asOfCtes(q.asOf);
       if (q.tsquery !== null) {
-        hits = sql`WITH hits AS (
+        ctes.push(sql`hits AS (
           SELECT x.id, x.session_id, x.created_at, x.seq, ts_rank(x.content_tsv, ${englishTsQuery(q.tsquery)}) AS rank
           FROM episodes x
           WHERE ${base('x')} AND x.content_tsv @@ ${englishTsQuery(q.tsquery)}
           ORDER BY rank DESC, x.seq DESC
-          LIMIT ${limits.text})`;
+          LIMIT ${limits.text})`);
         branches.push(raw('(SELECT id FROM hits)'));
         branches.push(sql`(SELECT nb.id FROM (SELECT * FROM hits WHERE session_id IS NOT NULL ORDER BY rank DESC, seq DESC LIMIT ${limits.neighboursOf}) h
           CROSS JOIN LATERAL (
@@ -148,7 +150,7 @@ export class ContextRepository extends TenantScopedRepository {
              ORDER BY n.created_at, n.seq LIMIT 1)
           ) nb)`);
       }
-      return sql`${hits}
+      return sql`${withClause(ctes)}
         SELECT ${columns('e', EPISODE_COLUMNS)} FROM episodes e
         WHERE ${t('e')} AND e.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
     }, PREPARED);

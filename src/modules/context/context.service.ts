@@ -17,6 +17,7 @@ import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
 import { ContextCandidate, ContextLabel } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
+import { parseAsOf } from 'src/common/db/as-of';
 
 /**
  * Candidate bounds. 100 full-text hits per table, the neighbours of the best 30 episode hits, the
@@ -62,7 +63,8 @@ const LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'proc
  *   episodes, and the request's `session_id` already names the conversation the agent is in;
  *   open issues are the handoff pack's subject (issue 10, item 5).
  * - Recency is relative to the newest candidate, not the wall clock, so identical requests give
- *   identical bundles; only validity (valid_to against now) reads the clock.
+ *   identical bundles; only validity (valid_to against now) reads the clock, and an as-of read
+ *   (`as_of`) takes its instant as now, so it answers exactly as a read made then.
  * - BM25 document frequencies come from the candidates themselves, not from subject-wide SQL
  *   counts: on LoCoMo the subject-wide figures (one count per task word over both tables) cost
  *   15–30 ms on PGlite and lowered evidence recall at 1,000 tokens (69.1% against 73.7% on
@@ -85,7 +87,10 @@ export class ContextService {
    * and packing stay unaware of it. `opts` is how replay re-runs a receipt's request.
    */
   async assemble(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions = {}): Promise<ContextBundleDto> {
-    const gov = await this.receipts.open(ctx, dto, opts);
+    // An as-of read (the request's as_of, or a replay's) reads the data as it stood then and
+    // takes that instant as "now" for validity; the receipt records it as its as_of.
+    const asOf = opts.asOf ?? parseAsOf(dto.as_of, ['body', 'as_of']);
+    const gov = await this.receipts.open(ctx, dto, { ...opts, asOf: asOf ?? undefined });
     const maxTokens = dto.max_tokens ?? this.config.defaultMaxContextTokens;
     const sessionId = dto.session_id ?? null;
     const tsquery = anyWordTsQuery(dto.task, MAX_QUERY_TERMS);
@@ -93,7 +98,7 @@ export class ContextService {
     // needs the stored vectors (similarity in SQL, nearest neighbours under pgvector).
     const local = this.memories.localSimilarity(dto.task);
     const vector = local === null ? await this.memories.embedQuery(dto.task) : null;
-    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens) };
+    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens), asOf };
 
     // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
     const { memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => ({

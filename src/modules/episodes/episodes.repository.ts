@@ -4,7 +4,9 @@ import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { withClause } from 'src/common/db/as-of';
 import { EpisodeRow } from './dto/episode.dto';
+import { episodesAsOfCte } from './episodes-as-of';
 
 export interface NewEpisode {
   id: string;
@@ -51,9 +53,9 @@ export class EpisodesRepository extends TenantScopedRepository {
       WHERE ${t()} AND ${scope.filtered ? raw('TRUE') : raw('tenant_id IS NULL')} AND idempotency_key = ANY(${keys}::varchar[])`);
   }
 
-  /** Episodes of a subject in time order (created_at, then insertion order). */
-  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean } = {}): Promise<EpisodeRow[]> {
-    return this.scoped<EpisodeRow>(em, scope, (t) => sql`
+  /** Episodes of a subject in time order (created_at, then insertion order); `asOf`: as they stood then (episodes-as-of.ts). */
+  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
+    return this.scoped<EpisodeRow>(em, scope, (t) => sql`${withClause(opts.asOf ? [episodesAsOfCte(opts.asOf)] : [])}
       SELECT ${COLUMNS} FROM episodes
       WHERE ${t()} AND subject_id = ${subjectId} ${opts.uncompiledOnly ? raw('AND last_compiled_at IS NULL') : raw('')}
       ORDER BY created_at, seq

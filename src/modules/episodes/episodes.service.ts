@@ -105,7 +105,7 @@ export class EpisodesService {
   }
 
   /** A subject's episodes in time order (created_at, then insertion order). */
-  listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number } = {}): Promise<EpisodeRow[]> {
+  listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
     return this.repo.listForSubject(em, scope, subjectId, opts);
   }
 

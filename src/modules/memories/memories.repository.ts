@@ -5,6 +5,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryRow } from './dto/memory.dto';
+import { asOfWith } from './memories-as-of';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
 
 export interface NewMemory {
@@ -42,6 +43,8 @@ export interface MemoryFilter {
   limit?: number;
   /** Also read `embedding` (real[] or null); off by default because vectors are large. */
   withEmbedding?: boolean;
+  /** As-of read (memories-as-of.ts): the memories as they stood at this instant. */
+  asOf?: Date | null;
 }
 
 export type ScoredMemoryRow = MemoryRow & { score: number };
@@ -163,13 +166,20 @@ export class MemoriesRepository extends TenantScopedRepository {
    */
   async tombstone(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const changed = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET status = 'tombstoned', content = '', summary = '', metadata = '{}'::jsonb, attribute_key = NULL,
           embedding = NULL, needs_embedding = false, valid_to = coalesce(m.valid_to, now()), updated_at = now()
         WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[]) AND m.status <> 'tombstoned'
         RETURNING ${columns('m')})
       SELECT * FROM changed`);
+    // Forgetting is for good: the revision trigger has just copied the erased content into
+    // memory_revisions (its AFTER trigger ran with the statement above), and so had every earlier
+    // change. The history goes too, in a statement of its own so that it follows the trigger. An
+    // as-of read from before shows the tombstone (not active), as if the memory had been deleted.
+    await this.scoped(em, scope, (t) => sql`
+      DELETE FROM memory_revisions r WHERE ${t('r')} AND r.memory_id = ANY(${ids}::uuid[])`);
+    return changed;
   }
 
   /** Removes the rows (an operator's hard delete); returns how many. */
@@ -222,7 +232,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** All of a subject's memories (any status) in time order: created_at, then id. */
   async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(filter.asOf ?? null)}
       SELECT ${columns('m', filter.withEmbedding)} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} ${kindFilter(filter)}
         ${filter.statuses ? sql`AND m.status = ANY(${[...filter.statuses]}::varchar[])` : raw('')}
@@ -231,9 +241,9 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** The memories with these ids that exist in scope, in the order of `ids`. */
-  async findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
+  async findByIds(em: EntityManager, scope: TenantScope, ids: string[], asOf: Date | null = null): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(asOf)}
       SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[])`);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is MemoryRow => r !== undefined);
@@ -243,8 +253,8 @@ export class MemoriesRepository extends TenantScopedRepository {
    * Text search over active memories: case-insensitive substring of content, with `%` and `_`
    * literal (strpos, not LIKE). Newest first.
    */
-  async searchText(em: EntityManager, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number }): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+  async searchText(em: EntityManager, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number; asOf?: Date | null }): Promise<MemoryRow[]> {
+    return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(q.asOf ?? null)}
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
         ${q.kind ? sql`AND m.kind = ${q.kind}` : raw('')}
@@ -263,14 +273,14 @@ export class MemoriesRepository extends TenantScopedRepository {
     em: EntityManager,
     scope: TenantScope,
     mode: VectorMode,
-    q: { subjectId: string; kind?: MemoryKind; vector: number[]; limit: number },
+    q: { subjectId: string; kind?: MemoryKind; vector: number[]; limit: number; asOf?: Date | null },
   ): Promise<ScoredMemoryRow[]> {
     const similarity =
       mode === 'pgvector'
         ? sql`1 - (m.embedding_vec <=> ${JSON.stringify(q.vector)}::vector)`
         : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
                FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b))`;
-    return this.scoped<ScoredMemoryRow>(em, scope, (t) => sql`
+    return this.scoped<ScoredMemoryRow>(em, scope, (t) => sql`${asOfWith(q.asOf ?? null, { vector: mode === 'pgvector' })}
       SELECT * FROM (
         SELECT ${columns('m')}, (${similarity})::float8 AS score FROM memories m
         WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
@@ -292,7 +302,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   async semanticPool(
     em: EntityManager,
     scope: TenantScope,
-    q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number },
+    q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number; asOf?: Date | null },
   ): Promise<SemanticPoolRow[]> {
     return this.scoped<SemanticPoolRow>(em, scope, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
@@ -300,7 +310,7 @@ export class MemoriesRepository extends TenantScopedRepository {
       if (q.tsquery !== null) {
         branches.push(bestTextMatchIds('memories', base, q.tsquery, q.matches));
       }
-      return sql`SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
+      return sql`${asOfWith(q.asOf ?? null)} SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
         FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
     }, { prepared: true });
   }

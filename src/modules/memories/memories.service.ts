@@ -12,6 +12,7 @@ import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
+import { parseAsOf } from 'src/common/db/as-of';
 import { PolicyService } from 'src/modules/policy/policy.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CompileJobSignal } from './compile-job-signal';
@@ -255,19 +256,21 @@ export class MemoriesService {
     const policy = await this.policies.active(ctx.scope);
     const caller = { caller_id: query.caller_id ?? null, caller_type: query.caller_type ?? null };
     const kind = query.kind;
-    const result = await this.reads.read(ctx.scope, query.subject_id, (em) => this.searchOn(em, ctx, query, kind));
+    // As-of search (docs/governance.md): the memories as they stood then, with the status and labels they had.
+    const asOf = parseAsOf(query.as_of, ['query', 'as_of']);
+    const result = await this.reads.read(ctx.scope, query.subject_id, (em) => this.searchOn(em, ctx, query, kind, asOf));
     return { memories: this.policies.apply(policy, caller, result.memories).kept };
   }
 
-  private async searchOn(em: EntityManager, ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined): Promise<MemoriesListDto> {
-    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? 20 };
+  private async searchOn(em: EntityManager, ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined, asOf: Date | null): Promise<MemoriesListDto> {
+    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? 20, asOf };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
     if (query.semantic === true && text !== undefined) {
       const local = this.localSimilarity(text);
       if (local !== null) {
         const pool = await this.repo.semanticPool(em, ctx.scope, { ...base, tsquery: anyWordTsQuery(text, SEARCH_QUERY_TERMS), ...SEMANTIC_POOL });
         const top = pool.map((r) => ({ ...r, score: local(r.content) })).sort(bySemanticScore).slice(0, base.limit);
-        const rows = await this.repo.findByIds(em, ctx.scope, top.map((r) => r.id));
+        const rows = await this.repo.findByIds(em, ctx.scope, top.map((r) => r.id), asOf);
         const scores = new Map(top.map((r) => [r.id, r.score]));
         return { memories: rows.map((r) => ({ ...toMemoryDto(r), score: scores.get(r.id)! })) };
       }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadRouter } from 'src/db/read-replicas';
 import type { Ctx } from 'src/common/context/request-context';
+import { parseAsOf } from 'src/common/db/as-of';
 import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
@@ -71,10 +72,11 @@ export class SubjectsService {
     return result;
   }
 
-  async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT): Promise<TimelineDto> {
+  async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT, asOfText?: string): Promise<TimelineDto> {
+    const asOf = parseAsOf(asOfText, ['query', 'as_of']);
     const { episodes, memories } = await this.reads.read(ctx.scope, subjectId, async (em) => ({
-      episodes: await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit }),
-      memories: await this.memories.listForSubject(em, ctx.scope, subjectId, { limit }),
+      episodes: await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit, asOf }),
+      memories: await this.memories.listForSubject(em, ctx.scope, subjectId, { limit, asOf }),
     }));
     return { subject_id: subjectId, episodes: episodes.map(toEpisodeDto), memories: memories.map(toMemoryDto) };
   }

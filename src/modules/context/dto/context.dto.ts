@@ -1,5 +1,5 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
@@ -28,6 +28,14 @@ export class ContextRequestDto extends ReceiptRequestFieldsDto {
   @IsString()
   @Length(1, 256)
   session_id?: string;
+
+  /**
+   * Answer as the service would have at this past instant (ISO-8601): episodes and memories as
+   * they stood then, validity judged at it (docs/governance.md, As-of reads). A future time is a 422.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  as_of?: string;
 }
 
 /** Ids of everything the bundle contains, by section; every array is always present. */

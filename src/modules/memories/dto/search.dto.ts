@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length, MaxLength } from 'src/common/http/text-length';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
 import { CallerIdentityDto } from 'src/modules/policy/dto/caller-identity.dto';
@@ -50,6 +50,11 @@ export class SearchMemoriesQueryDto extends CallerIdentityDto {
   @Min(1)
   @Max(100)
   limit?: number = 20;
+
+  /** Search as the service would have at this past instant (ISO-8601): the memories and their status then (docs/governance.md). A future time is a 422. */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  as_of?: string;
 }
 
 export class SearchResultMemoryDto extends MemoryDto {

@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
@@ -85,6 +85,14 @@ export class TimelineQueryDto {
   @Min(1)
   @Max(10000)
   limit?: number;
+
+  /**
+   * The timeline as it stood at this past instant (ISO-8601): episodes and memories created by
+   * then, each memory with the status and validity it had then (docs/governance.md). A future time is a 422.
+   */
+  @IsOptional()
+  @IsISO8601({ strict: true })
+  as_of?: string;
 }
 
 export class TimelineDto {
