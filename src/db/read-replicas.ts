@@ -45,6 +45,8 @@ type Route = { em: EntityManager; replica: Replica | null; reason: 'replica' | '
 
 /** Fences kept before the oldest are folded into one conservative fence for everyone. */
 const MAX_FENCES = 100_000;
+/** A fence no replica passes (the largest WAL position): the write's own position is unknown. */
+export const UNKNOWN_WRITE_POSITION = 2n ** 64n - 1n;
 /** Primary WAL samples kept to turn a replica's replay position into a lag in seconds. */
 const MAX_SAMPLES = 600;
 const REPLICA_CONNECT_TIMEOUT_MS = 1000;
@@ -147,11 +149,21 @@ export class ReadRouter {
    */
   async wrote(scope: TenantScope, subjectIds: Iterable<string> | null): Promise<void> {
     if (!this.enabled) return;
-    const [{ lsn }] = await this.primary.query(`SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::text AS lsn`);
+    let lsn: bigint;
+    try {
+      const [row] = await this.primary.query(`SELECT (pg_current_wal_lsn() - '0/0'::pg_lsn)::text AS lsn`);
+      lsn = BigInt(row.lsn);
+    } catch (err) {
+      // The write has committed: failing here would answer 5xx for it (and clients retry 5xx).
+      // Without its position, no replica counts as caught up: the subjects read from the
+      // primary for the whole window.
+      this.logger.warn({ err: { message: (err as Error).message } }, 'WAL position after a commit unavailable; the written subjects read from the primary for the window');
+      lsn = UNKNOWN_WRITE_POSITION;
+    }
     const expires = Date.now() + this.settings.windowMs;
     const keys = subjectIds === null ? [fenceKey(scope.tenantId, null)] : [...new Set(subjectIds)].map((s) => fenceKey(scope.tenantId, s));
     for (const key of keys) {
-      this.fence(key, BigInt(lsn), expires);
+      this.fence(key, lsn, expires);
       this.onFence?.(key, String(lsn), expires);
     }
   }

@@ -1,4 +1,7 @@
 import request from 'supertest';
+import { DataSource } from 'typeorm';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { ReadRouter, UNKNOWN_WRITE_POSITION } from 'src/db/read-replicas';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
 import { FakeOpenAIServer } from '../fake-openai-server';
 
@@ -158,3 +161,22 @@ describe('vectors stored after a compile committed (remote embedding provider)',
     expect(await t.ds.query(`SELECT needs_embedding FROM memories WHERE id = $1`, [res.body.id])).toEqual([{ needs_embedding: true }]);
   });
 });
+
+describe('read-your-writes fence after a commit (read replicas configured)', () => {
+  it('fences the written subject to the primary for the window instead of failing the committed write, when the primary cannot tell its WAL position', async () => {
+    // Every write path calls wrote() after its commit. The primary as a database outage right
+    // after that commit leaves it: no connection to ask.
+    const primary = new DataSource({ type: 'postgres', url: process.env.TEST_DB_URL });
+    const router = new ReadRouter(primary, { urls: [process.env.TEST_DB_URL!], poolSize: 1, maxLagMs: 1000, windowMs: 5000 });
+    const fences: [string, string][] = [];
+    router.onFence = (key, lsn) => fences.push([key, lsn]);
+    try {
+      await expect(router.wrote(TenantScope.of('acme'), ['s1', 's1', 's2'])).resolves.toBeUndefined();
+      // No replica has replayed past this position: reads of s1 and s2 stay on the primary.
+      expect(fences.map(([, lsn]) => lsn)).toEqual([String(UNKNOWN_WRITE_POSITION), String(UNKNOWN_WRITE_POSITION)]);
+    } finally {
+      await router.close();
+    }
+  });
+});
+
