@@ -24,6 +24,11 @@ export interface AppConfig {
   embeddingDimensions: number;
   openaiApiKey: string;
   openaiBaseUrl: string;
+  /** Where embeddings and chat go; each falls back to OPENAI_BASE_URL / OPENAI_API_KEY. */
+  embeddingBaseUrl: string;
+  embeddingApiKey: string;
+  llmBaseUrl: string;
+  llmApiKey: string;
   openaiEmbeddingModel: string;
   llmCompilerModel: string;
   llmResponseFormat: 'json_schema' | 'json_object' | 'none';
@@ -172,9 +177,9 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (webhookUrl && !/^https?:\/\/\S+$/i.test(webhookUrl)) {
     problems.push(`SERVICE_WEBHOOK_URL must be an http(s) URL, got ${JSON.stringify(webhookUrl)}`);
   }
-  const openaiBaseUrl = String(values.get('OPENAI_BASE_URL') ?? '');
-  if (openaiBaseUrl && !/^https?:\/\/\S+$/i.test(openaiBaseUrl)) {
-    problems.push(`SERVICE_OPENAI_BASE_URL must be an http(s) URL like http://127.0.0.1:11434/v1, got ${JSON.stringify(openaiBaseUrl)}`);
+  for (const name of ['OPENAI_BASE_URL', 'EMBEDDING_BASE_URL', 'LLM_BASE_URL']) {
+    const url = String(values.get(name) ?? '');
+    if (url && !/^https?:\/\/\S+$/i.test(url)) problems.push(`SERVICE_${name} must be an http(s) URL like http://127.0.0.1:11434/v1, got ${JSON.stringify(url)}`);
   }
   const otelEndpoint = String(values.get('OTEL_EXPORTER_OTLP_ENDPOINT') ?? '').trim();
   if (otelEndpoint && !/^https?:\/\/\S+$/i.test(otelEndpoint)) {
@@ -227,6 +232,10 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     embeddingDimensions: get<number>('EMBEDDING_DIMENSIONS'),
     openaiApiKey: get<string>('OPENAI_API_KEY'),
     openaiBaseUrl: get<string>('OPENAI_BASE_URL'),
+    embeddingBaseUrl: get<string>('EMBEDDING_BASE_URL') || get<string>('OPENAI_BASE_URL'),
+    embeddingApiKey: get<string>('EMBEDDING_API_KEY') || get<string>('OPENAI_API_KEY'),
+    llmBaseUrl: get<string>('LLM_BASE_URL') || get<string>('OPENAI_BASE_URL'),
+    llmApiKey: get<string>('LLM_API_KEY') || get<string>('OPENAI_API_KEY'),
     openaiEmbeddingModel: get<string>('OPENAI_EMBEDDING_MODEL'),
     llmCompilerModel: get<string>('LLM_COMPILER_MODEL'),
     llmResponseFormat: get<AppConfig['llmResponseFormat']>('LLM_RESPONSE_FORMAT'),

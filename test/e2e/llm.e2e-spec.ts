@@ -273,3 +273,50 @@ describe('llm compiler guards: episodes per compile, token chunks, heuristic fal
     for (const m of res.body.memories) expect(m.metadata.compiler).toBe('heuristic-1');
   });
 });
+
+describe('chat and embeddings on separate servers with their own keys (LLM_BASE_URL, EMBEDDING_BASE_URL)', () => {
+  const chatServer = new FakeOpenAIServer(DIMS);
+  const embedServer = new FakeOpenAIServer(DIMS);
+  const CHAT_KEY = 'sk-chat-only-1b2c3d';
+  const EMBED_KEY = 'sk-embed-only-9e8f7a';
+  let t: TestApp;
+
+  beforeAll(async () => {
+    await chatServer.start();
+    await embedServer.start();
+    // OPENAI_BASE_URL points nowhere useful: each kind must go to its own server.
+    t = await createTestApp(
+      llmEnv('http://127.0.0.1:9/v1', {
+        SERVICE_OPENAI_API_KEY: '',
+        SERVICE_LLM_BASE_URL: chatServer.url,
+        SERVICE_LLM_API_KEY: CHAT_KEY,
+        SERVICE_EMBEDDING_BASE_URL: embedServer.url,
+        SERVICE_EMBEDDING_API_KEY: EMBED_KEY,
+        SERVICE_LOG_LEVEL: 'silent',
+      }),
+    );
+  });
+  afterAll(async () => {
+    await t.close();
+    await chatServer.stop();
+    await embedServer.stop();
+  });
+
+  it('sends chat to the LLM server and embeddings to the embedding server, each with its key, and counts both', async () => {
+    await ingestText(t, 'split', 'My name is Ada and I prefer tea.');
+    const res = await compile(t, 'split').expect(200);
+    expect(res.body.memories.length).toBeGreaterThan(0);
+    expect(chatServer.requestsTo(CHAT).length).toBeGreaterThan(0);
+    expect(chatServer.requestsTo(EMBED)).toEqual([]);
+    expect(embedServer.requestsTo(EMBED).length).toBeGreaterThan(0);
+    expect(embedServer.requestsTo(CHAT)).toEqual([]);
+    for (const r of chatServer.requestsTo(CHAT)) expect(r.headers.authorization).toBe(`Bearer ${CHAT_KEY}`);
+    for (const r of embedServer.requestsTo(EMBED)) expect(r.headers.authorization).toBe(`Bearer ${EMBED_KEY}`);
+    const [row] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'split' AND needs_embedding`);
+    expect(row.n).toBe(0);
+    const scrape = (await request(t.http).get('/metrics').expect(200)).text;
+    expect(scrape).toMatch(/memory_model_requests_total\{kind="chat",outcome="ok"\} [1-9]/);
+    expect(scrape).toMatch(/memory_model_requests_total\{kind="embeddings",outcome="ok"\} [1-9]/);
+    expect(scrape).toMatch(/memory_model_request_duration_seconds_count\{kind="chat"\} [1-9]/);
+  });
+});

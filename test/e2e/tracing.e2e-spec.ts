@@ -75,6 +75,20 @@ describe('OpenTelemetry tracing', () => {
     expect(queries.map((q) => q.attributes['db.operation.name'])).toContain('INSERT');
   });
 
+  it("continues the caller's trace from an incoming traceparent header", async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const parentId = '00f067aa0ba902b7';
+    await request(app.getHttpServer()).get('/v1/subjects').set('X-Tenant-ID', 'tenant-t').set('X-Request-ID', 'trace-parent-1').set('traceparent', `00-${traceId}-${parentId}-01`).expect(200);
+    const server = spans().find((s) => s.kind === SpanKind.SERVER && s.attributes['request.id'] === 'trace-parent-1');
+    expect(server!.spanContext().traceId).toBe(traceId);
+    expect(server!.parentSpanContext?.spanId).toBe(parentId);
+    // Without the header a request starts its own trace.
+    await request(app.getHttpServer()).get('/v1/subjects').set('X-Tenant-ID', 'tenant-t').set('X-Request-ID', 'trace-parent-2').expect(200);
+    const own = spans().find((s) => s.kind === SpanKind.SERVER && s.attributes['request.id'] === 'trace-parent-2');
+    expect(own!.spanContext().traceId).not.toBe(traceId);
+    expect(own!.parentSpanContext).toBeUndefined();
+  });
+
   it('never puts parameter values or payloads into spans', () => {
     expect(JSON.stringify(spans().map((s) => [s.name, s.attributes, s.events]))).not.toContain(SECRET_WORDS);
   });

@@ -137,6 +137,19 @@ export const metrics = {
     labelNames: ['mode'] as const,
     registers: [registry],
   }),
+  modelRequests: new Counter({
+    name: 'memory_model_requests_total',
+    help: 'Requests to model servers (retries included in one request) by kind (chat, embeddings) and outcome: ok, timeout, connection, rate_limited, server_error, rejected, not_configured, invalid_response.',
+    labelNames: ['kind', 'outcome'] as const,
+    registers: [registry],
+  }),
+  modelRequestDuration: new Histogram({
+    name: 'memory_model_request_duration_seconds',
+    help: 'Duration of requests to model servers, waits for a concurrency slot and retries included, by kind.',
+    labelNames: ['kind'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers: [registry],
+  }),
   mcpToolCalls: new Counter({
     name: 'memory_mcp_tool_calls_total',
     help: 'MCP tool calls by tool, transport (http, stdio) and outcome (ok, error).',

@@ -8,12 +8,13 @@ import { startSpan } from './tracing';
 /**
  * One server span per HTTP request, active while the request is handled so database and other
  * spans become its children. Named by the route template (`POST /v1/memories/compile`), never
- * the raw URL (ids and query strings stay out of span names and attributes).
+ * the raw URL (ids and query strings stay out of span names and attributes). A `traceparent`
+ * header from the caller makes it a child of the caller's span.
  */
 @Injectable()
 export class HttpTracingMiddleware implements NestMiddleware {
   use(req: Request, res: Response, next: NextFunction): void {
-    const started = startSpan(`HTTP ${req.method}`, { 'http.request.method': req.method }, SpanKind.SERVER);
+    const started = startSpan(`HTTP ${req.method}`, { 'http.request.method': req.method }, SpanKind.SERVER, req.headers);
     if (!started) return next();
     // The guard sets the tenant on this same object later in the request.
     const state = RequestContext.current();

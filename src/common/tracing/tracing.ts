@@ -1,4 +1,4 @@
-import { Attributes, context, Span, SpanKind, SpanStatusCode, trace, Tracer } from '@opentelemetry/api';
+import { Attributes, context, propagation, Span, SpanKind, SpanStatusCode, trace, Tracer } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import { RequestContext } from 'src/common/context/request-context';
@@ -97,9 +97,12 @@ export async function withSpan<T>(name: string, attrs: Attributes, fn: (span: Sp
  * A span for work whose end is signalled by an event rather than a promise (an HTTP response's
  * `finish`): `fn` runs with the span active and the caller ends it. Null when tracing is off.
  */
-export function startSpan(name: string, attrs: Attributes, kind: SpanKind): { span: Span; run<T>(fn: () => T): T } | null {
+export function startSpan(name: string, attrs: Attributes, kind: SpanKind, carrier?: Record<string, unknown>): { span: Span; run<T>(fn: () => T): T } | null {
   if (!active) return null;
-  const span = active.tracer.startSpan(name, { kind, attributes: { ...contextAttributes(), ...attrs } });
-  const ctx = trace.setSpan(context.active(), span);
+  // An incoming W3C `traceparent` (and `tracestate`) makes this span a child of the caller's,
+  // so a trace crosses from the agent into the service; the sampler follows the parent's flag.
+  const parent = carrier ? propagation.extract(context.active(), carrier) : context.active();
+  const span = active.tracer.startSpan(name, { kind, attributes: { ...contextAttributes(), ...attrs } }, parent);
+  const ctx = trace.setSpan(parent, span);
   return { span, run: (fn) => context.with(ctx, fn) };
 }

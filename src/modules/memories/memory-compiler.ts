@@ -44,9 +44,9 @@ export class HeuristicCompiler implements MemoryCompiler {
  */
 export function createMemoryCompiler(config: AppConfig, gateway: ModelGateway): MemoryCompiler {
   if (config.compilerType !== 'llm') return new HeuristicCompiler();
-  if (!gateway.configured) {
+  if (!gateway.configuredFor('chat')) {
     new Logger('memories').error(
-      'SERVICE_COMPILER_TYPE=llm needs SERVICE_OPENAI_API_KEY (api.openai.com) or SERVICE_OPENAI_BASE_URL (a local OpenAI-compatible server); compiling with the heuristic compiler',
+      'SERVICE_COMPILER_TYPE=llm needs SERVICE_OPENAI_API_KEY (api.openai.com) or SERVICE_OPENAI_BASE_URL / SERVICE_LLM_BASE_URL (a local OpenAI-compatible server); compiling with the heuristic compiler',
     );
     return new HeuristicCompiler();
   }

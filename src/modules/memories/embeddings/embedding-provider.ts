@@ -78,9 +78,9 @@ export function createEmbeddingProvider(config: AppConfig, gateway: ModelGateway
     case 'stub':
       return new StubEmbeddingProvider(config.embeddingDimensions);
     case 'openai':
-      if (!gateway.configured) {
+      if (!gateway.configuredFor('embeddings')) {
         new Logger('embeddings').warn(
-          'SERVICE_EMBEDDING_PROVIDER=openai without SERVICE_OPENAI_API_KEY or SERVICE_OPENAI_BASE_URL: memories are stored without embeddings (needs_embedding) and semantic search uses text search',
+          'SERVICE_EMBEDDING_PROVIDER=openai without SERVICE_OPENAI_API_KEY, SERVICE_OPENAI_BASE_URL or SERVICE_EMBEDDING_BASE_URL: memories are stored without embeddings (needs_embedding) and semantic search uses text search',
         );
         return new UnavailableEmbeddingProvider(config.embeddingProvider, config.embeddingDimensions);
       }

@@ -50,7 +50,7 @@ export class OpenAIEmbeddingProvider implements EmbeddingProvider {
       for (const v of vectors) {
         if (v.length !== this.settings.dimensions) {
           throw new EmbeddingDimensionError(
-            `embedding model ${this.settings.model} at ${this.gateway.endpoint} returned ${v.length} dimensions but SERVICE_EMBEDDING_DIMENSIONS is ${this.settings.dimensions}: set SERVICE_EMBEDDING_DIMENSIONS to the model's size${send ? '' : ', or SERVICE_EMBEDDING_SEND_DIMENSIONS=true if the model can shorten its vectors'}`,
+            `embedding model ${this.settings.model} at ${this.gateway.endpointOf('embeddings')} returned ${v.length} dimensions but SERVICE_EMBEDDING_DIMENSIONS is ${this.settings.dimensions}: set SERVICE_EMBEDDING_DIMENSIONS to the model's size${send ? '' : ', or SERVICE_EMBEDDING_SEND_DIMENSIONS=true if the model can shorten its vectors'}`,
           );
         }
         if (!v.every(Number.isFinite)) throw new ModelCallError('invalid_response', `embedding model ${this.settings.model} returned a vector with non-finite numbers`);

@@ -13,8 +13,10 @@ describe('retryAfterMs', () => {
 
 describe('ModelGateway', () => {
   it('is not configured without a key or a base URL, and fails without a request', async () => {
-    const gateway = new ModelGateway({ apiKey: '', baseUrl: '', maxRetries: 0, concurrency: 1, chatTimeoutMs: 1000, embeddingTimeoutMs: 1000 });
-    expect(gateway.configured).toBe(false);
+    const none = { apiKey: '', baseUrl: '' };
+    const gateway = new ModelGateway({ chat: none, embeddings: none, maxRetries: 0, concurrency: 1, chatTimeoutMs: 1000, embeddingTimeoutMs: 1000 });
+    expect(gateway.configuredFor('chat')).toBe(false);
+    expect(gateway.configuredFor('embeddings')).toBe(false);
     await expect(gateway.embed('m', ['x'])).rejects.toMatchObject({ failure: 'not_configured' });
   });
 

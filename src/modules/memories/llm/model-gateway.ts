@@ -1,15 +1,21 @@
 /**
  * The one way the service talks to models: the `openai` SDK against OpenAI or any
- * OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio) through
- * OPENAI_BASE_URL. Shared by the embedding provider and the llm compiler, so one semaphore
- * bounds every request in flight (LLM_CONCURRENCY).
+ * OpenAI-compatible server (Ollama, vLLM, llama.cpp server, LM Studio). Chat (the llm compiler)
+ * and embeddings may live on different servers with different keys (LLM_BASE_URL,
+ * EMBEDDING_BASE_URL, both defaulting to OPENAI_BASE_URL). Shared by the embedding provider and
+ * the llm compiler, so one semaphore bounds every request in flight (LLM_CONCURRENCY). Each
+ * request is a client span (`gen_ai.*` attributes, never a payload) and counted in
+ * memory_model_requests_total / memory_model_request_duration_seconds.
  *
  * Retries are ours, not the SDK's (it is built with maxRetries 0): we honour Retry-After up
  * to a cap, give the concurrency slot back while waiting, log each retry without secrets,
  * and turn every failure into a ModelCallError whose message is safe to store and log.
  */
 import { Logger } from '@nestjs/common';
+import { SpanKind } from '@opentelemetry/api';
 import OpenAI, { APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { metrics } from 'src/common/metrics/metrics';
+import { withSpan } from 'src/common/tracing/tracing';
 import type { AppConfig } from 'src/config/app-config';
 import { Semaphore } from './semaphore';
 
@@ -55,45 +61,62 @@ export interface ChatRequest {
   maxOutputTokens: number;
 }
 
-export interface ModelGatewaySettings {
+/** One model server: where it is and the key it wants (empty for a local server). */
+export interface ModelEndpointSettings {
   apiKey: string;
   baseUrl: string;
+}
+
+export type ModelCallKind = 'chat' | 'embeddings';
+
+export interface ModelGatewaySettings {
+  chat: ModelEndpointSettings;
+  embeddings: ModelEndpointSettings;
   maxRetries: number;
   concurrency: number;
   chatTimeoutMs: number;
   embeddingTimeoutMs: number;
 }
 
+interface Endpoint {
+  settings: ModelEndpointSettings;
+  client: OpenAI | null;
+  /** Where requests go, for messages and spans: the host only (a base URL may carry credentials). */
+  host: string;
+}
+
 export class ModelGateway {
   private readonly logger = new Logger('models');
   private readonly semaphore: Semaphore;
-  private readonly client: OpenAI | null;
-  /** Where requests go, for messages: the host only (a base URL may carry credentials). */
-  readonly endpoint: string;
+  private readonly endpoints: Record<ModelCallKind, Endpoint>;
 
   constructor(
     private readonly settings: ModelGatewaySettings,
     private readonly sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
   ) {
     this.semaphore = new Semaphore(settings.concurrency);
-    this.endpoint = settings.baseUrl ? safeHost(settings.baseUrl) : 'api.openai.com';
-    this.client = this.configured
-      ? new OpenAI({
-          // Local servers ignore the key, but the SDK insists on one.
-          apiKey: settings.apiKey || 'not-needed',
-          baseURL: settings.baseUrl || undefined,
-          maxRetries: 0,
-          // A backstop only: each call aborts at its own deadline (see call()).
-          timeout: Math.max(settings.chatTimeoutMs, settings.embeddingTimeoutMs) + 5_000,
-          logLevel: 'off',
-        })
-      : null;
+    const endpoint = (e: ModelEndpointSettings): Endpoint => ({
+      settings: e,
+      host: e.baseUrl ? safeHost(e.baseUrl) : 'api.openai.com',
+      client: isConfigured(e)
+        ? new OpenAI({
+            // Local servers ignore the key, but the SDK insists on one.
+            apiKey: e.apiKey || 'not-needed',
+            baseURL: e.baseUrl || undefined,
+            maxRetries: 0,
+            // A backstop only: each call aborts at its own deadline (see call()).
+            timeout: Math.max(settings.chatTimeoutMs, settings.embeddingTimeoutMs) + 5_000,
+            logLevel: 'off',
+          })
+        : null,
+    });
+    this.endpoints = { chat: endpoint(settings.chat), embeddings: endpoint(settings.embeddings) };
   }
 
   static fromConfig(config: AppConfig): ModelGateway {
     return new ModelGateway({
-      apiKey: config.openaiApiKey,
-      baseUrl: config.openaiBaseUrl,
+      chat: { apiKey: config.llmApiKey, baseUrl: config.llmBaseUrl },
+      embeddings: { apiKey: config.embeddingApiKey, baseUrl: config.embeddingBaseUrl },
       maxRetries: config.llmMaxRetries,
       concurrency: config.llmConcurrency,
       chatTimeoutMs: config.llmTimeoutMs,
@@ -101,9 +124,14 @@ export class ModelGateway {
     });
   }
 
-  /** False when there is nothing to call: no key for api.openai.com and no local base URL. */
-  get configured(): boolean {
-    return this.settings.apiKey !== '' || this.settings.baseUrl !== '';
+  /** False when there is nothing to call for `kind`: no key for api.openai.com and no local base URL. */
+  configuredFor(kind: ModelCallKind): boolean {
+    return this.endpoints[kind].client !== null;
+  }
+
+  /** The host `kind` requests go to, for messages. */
+  endpointOf(kind: ModelCallKind): string {
+    return this.endpoints[kind].host;
   }
 
   /** The assistant's reply text (possibly empty: the caller validates it). */
@@ -118,9 +146,9 @@ export class ModelGateway {
         ? { response_format: { type: 'json_schema', json_schema: { name: req.schema.name, schema: req.schema.schema, strict: true } } }
         : {}),
     };
-    const res = await this.call('chat', this.settings.chatTimeoutMs, (client, signal) => client.chat.completions.create(body, { signal, maxRetries: 0 }));
+    const res = await this.call('chat', req.model, this.settings.chatTimeoutMs, (client, signal) => client.chat.completions.create(body, { signal, maxRetries: 0 }));
     const choice = Array.isArray(res?.choices) ? res.choices[0] : undefined;
-    if (!choice || typeof choice !== 'object') throw new ModelCallError('invalid_response', `chat response from ${this.endpoint} has no choices`);
+    if (!choice || typeof choice !== 'object') throw new ModelCallError('invalid_response', `chat response from ${this.endpointOf('chat')} has no choices`);
     const content = typeof choice.message?.content === 'string' ? choice.message.content : '';
     return { content, finishReason: choice.finish_reason ?? null };
   }
@@ -137,25 +165,43 @@ export class ModelGateway {
       encoding_format: 'float',
       ...(dimensions !== undefined ? { dimensions } : {}),
     };
-    const res = await this.call('embeddings', this.settings.embeddingTimeoutMs, (client, signal) => client.embeddings.create(body, { signal, maxRetries: 0 }));
+    const res = await this.call('embeddings', model, this.settings.embeddingTimeoutMs, (client, signal) => client.embeddings.create(body, { signal, maxRetries: 0 }));
     const data = Array.isArray(res?.data) ? [...res.data] : null;
     if (data === null || data.length !== input.length) {
-      throw new ModelCallError('invalid_response', `embedding response from ${this.endpoint} has ${data?.length ?? 'no'} vectors for ${input.length} inputs`);
+      throw new ModelCallError('invalid_response', `embedding response from ${this.endpointOf('embeddings')} has ${data?.length ?? 'no'} vectors for ${input.length} inputs`);
     }
     data.sort((a, b) => (a.index ?? 0) - (b.index ?? 0));
     return data.map((d, i) => {
       if (!Array.isArray(d.embedding) || !d.embedding.every((x) => typeof x === 'number')) {
-        throw new ModelCallError('invalid_response', `embedding ${i} from ${this.endpoint} is not an array of numbers`);
+        throw new ModelCallError('invalid_response', `embedding ${i} from ${this.endpointOf('embeddings')} is not an array of numbers`);
       }
       return d.embedding;
     });
   }
 
-  private async call<T>(kind: 'chat' | 'embeddings', timeoutMs: number, fn: (client: OpenAI, signal: AbortSignal) => Promise<T>): Promise<T> {
-    if (this.client === null) {
-      throw new ModelCallError('not_configured', `no model server configured for ${kind}: set SERVICE_OPENAI_API_KEY, or SERVICE_OPENAI_BASE_URL for a local server`);
+  /** One request with our retries, as one span and one counted outcome (retries inside). */
+  private async call<T>(kind: ModelCallKind, model: string, timeoutMs: number, fn: (client: OpenAI, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const started = process.hrtime.bigint();
+    const attrs = { 'gen_ai.operation.name': kind, 'gen_ai.system': 'openai', 'gen_ai.request.model': model, 'server.address': this.endpointOf(kind) };
+    let outcome = 'ok';
+    try {
+      return await withSpan(`${kind} ${model}`, attrs, () => this.attempts(kind, timeoutMs, fn), SpanKind.CLIENT);
+    } catch (err) {
+      outcome = err instanceof ModelCallError ? err.failure : 'error';
+      throw err;
+    } finally {
+      metrics.modelRequests.inc({ kind, outcome });
+      metrics.modelRequestDuration.observe({ kind }, Number(process.hrtime.bigint() - started) / 1e9);
     }
-    const client = this.client;
+  }
+
+  private async attempts<T>(kind: ModelCallKind, timeoutMs: number, fn: (client: OpenAI, signal: AbortSignal) => Promise<T>): Promise<T> {
+    const client = this.endpoints[kind].client;
+    if (client === null) {
+      const setting = kind === 'chat' ? 'SERVICE_LLM_BASE_URL' : 'SERVICE_EMBEDDING_BASE_URL';
+      throw new ModelCallError('not_configured', `no model server configured for ${kind}: set SERVICE_OPENAI_API_KEY, or SERVICE_OPENAI_BASE_URL (or ${setting}) for a local server`);
+    }
+    const endpoint = this.endpointOf(kind);
     for (let attempt = 0; ; attempt++) {
       const deadline = new AbortController();
       try {
@@ -167,7 +213,7 @@ export class ModelGateway {
         });
       } catch (raw) {
         const err = deadline.signal.aborted
-          ? new ModelCallError('timeout', `${kind} request to ${this.endpoint} timed out after ${timeoutMs / 1000} s`)
+          ? new ModelCallError('timeout', `${kind} request to ${endpoint} timed out after ${timeoutMs / 1000} s`)
           : this.toModelError(kind, raw, timeoutMs);
         if (!err.retryable || attempt >= this.settings.maxRetries) throw err;
         const delay = err.retryAfterMs ?? Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** attempt) * (0.5 + Math.random() / 2);
@@ -180,9 +226,9 @@ export class ModelGateway {
     }
   }
 
-  private toModelError(kind: string, raw: unknown, timeoutMs: number): ModelCallError {
+  private toModelError(kind: ModelCallKind, raw: unknown, timeoutMs: number): ModelCallError {
     if (raw instanceof ModelCallError) return raw;
-    const what = `${kind} request to ${this.endpoint}`;
+    const what = `${kind} request to ${this.endpointOf(kind)}`;
     if (raw instanceof APIConnectionTimeoutError || (raw instanceof APIUserAbortError && /timed? ?out/i.test(raw.message))) {
       return new ModelCallError('timeout', `${what} timed out after ${timeoutMs / 1000} s`);
     }
@@ -205,7 +251,7 @@ export class ModelGateway {
   /** Server messages may echo the key ("Incorrect API key provided: sk-…"): cut it out, and bound the text. */
   private redact(text: string): string {
     let out = text;
-    if (this.settings.apiKey.length >= 4) out = out.split(this.settings.apiKey).join('[redacted]');
+    for (const { apiKey } of [this.settings.chat, this.settings.embeddings]) if (apiKey.length >= 4) out = out.split(apiKey).join('[redacted]');
     out = out.replace(/\b(sk|pk|rk)-[A-Za-z0-9_*\-.]{4,}/g, '[redacted]').replace(/Bearer\s+\S+/gi, 'Bearer [redacted]');
     out = out.replace(/\s+/g, ' ').trim();
     return out.length > MAX_DETAIL_CHARS ? `${out.slice(0, MAX_DETAIL_CHARS)}…` : out;
@@ -223,6 +269,10 @@ export function retryAfterMs(headers: Headers | undefined | null, now = Date.now
   if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
   const date = Date.parse(value);
   return Number.isNaN(date) ? null : Math.max(0, date - now);
+}
+
+function isConfigured(e: ModelEndpointSettings): boolean {
+  return e.apiKey !== '' || e.baseUrl !== '';
 }
 
 function safeHost(url: string): string {
