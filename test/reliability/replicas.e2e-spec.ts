@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { RateLimitCleanup } from 'src/common/throttle/rate-limit-cleanup.service';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
+import { WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 import { call } from './harness/http-raw';
 import { checkConverged, checkInvariants } from './harness/invariants';
@@ -101,6 +102,7 @@ if (!isPglite()) {
       ['rate-limit windows', `SELECT pg_advisory_xact_lock(720009)`, (t) => t.app.get(RateLimitCleanup).runOnce(), (v) => v === null],
       ['orphaned compile jobs', `SELECT pg_advisory_xact_lock(hashtextextended('memory-service:compile-jobs-orphans', 0))`, (t) => t.app.get(CompileJobsWorker).resetOrphaned(0), (v) => Array.isArray(v) && v.length === 0],
       ['snapshot subjects', `SELECT pg_advisory_xact_lock(hashtext('snapshots.cleanup'))`, (t) => t.app.get(SnapshotsService).scheduledCleanup(), (v) => v === null],
+      ['webhook retention', `SELECT pg_advisory_xact_lock(hashtextextended('memory-service:webhook-retention', 0))`, (t) => t.app.get(WebhookRetention).runOnce(), (v) => v === null],
     ];
 
     it.each(cleanups)('%s: skipped by both while another process holds the lock', async (_name, lockSql, run, skipped) => {
@@ -121,6 +123,16 @@ if (!isPglite()) {
         const results = await Promise.all([a.app.get(RateLimitCleanup).runOnce(), b.app.get(RateLimitCleanup).runOnce(), a.app.get(RateLimitCleanup).runOnce()]);
         expect(results.reduce<number>((sum, v) => sum + (v ?? 0), 0)).toBe(50);
       }
+    });
+
+    it('webhook retention: concurrent runs in small batches delete each expired event once in total, and nothing else', async () => {
+      await a.ds.query(`INSERT INTO webhook_events (event, payload, status, next_attempt_at, delivered_at)
+        SELECT 'episode.created', '{}', 'delivered', now() - interval '10 days', now() - interval '10 days' FROM generate_series(1, 50)`);
+      await a.ds.query(`INSERT INTO webhook_events (event, payload, status, next_attempt_at) SELECT 'episode.created', '{}', 'pending', now() - interval '10 days' FROM generate_series(1, 5)`);
+      // One run per process (a second call in the same process joins the running one).
+      const results = await Promise.all([a.app.get(WebhookRetention).runOnce(7), b.app.get(WebhookRetention).runOnce(7)]);
+      expect(results.reduce<number>((sum, v) => sum + (v?.delivered ?? 0), 0)).toBe(50);
+      expect(await a.ds.query(`SELECT status, count(*)::int AS n FROM webhook_events GROUP BY status`)).toEqual([{ status: 'pending', n: 5 }]);
     });
 
     it('orphaned jobs: concurrent resets return each orphan once in total', async () => {
