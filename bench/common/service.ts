@@ -106,6 +106,12 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   };
 }
 
+/**
+ * The LoCoMo development split: `shared/data/locomo-dev.json` next to the repository (the
+ * workplace layout), resolved from where npm runs the scripts (the repository root).
+ */
+export const DEFAULT_LOCOMO_PATH = resolve(process.cwd(), '..', 'shared', 'data', 'locomo-dev.json');
+
 /** `--name value` from the command line, or the fallback. */
 export function arg(name: string, fallback?: string): string | undefined {
   const i = process.argv.indexOf(`--${name}`);

@@ -9,11 +9,12 @@
  * Run (no ts-node in this repo; compile, then resolve `src/…` through NODE_PATH):
  *   npx tsc -p tsconfig.json --outDir /tmp/probe
  *   NODE_PATH=/tmp/probe node /tmp/probe/bench/quality/compiler-probe.js \
- *     [/work/shared/data/locomo-dev.json] [sample-size] [seed]
+ *     [../shared/data/locomo-dev.json] [sample-size] [seed]
  *
  * LoCoMo: Maharana et al., ACL 2024, CC BY-NC 4.0 (see /work/shared/data/README.md).
  */
 import { readFileSync } from 'node:fs';
+import { DEFAULT_LOCOMO_PATH } from '../common/service';
 import { prng } from '../common/stats';
 import {
   CompilerEpisode,
@@ -58,7 +59,7 @@ function sessionsOf(sample: Sample): { n: number; date: unknown; turns: Turn[] }
 }
 
 function main(): void {
-  const path = process.argv[2] ?? '/work/shared/data/locomo-dev.json';
+  const path = process.argv[2] ?? DEFAULT_LOCOMO_PATH;
   const sampleSize = Number(process.argv[3] ?? 40);
   const random = prng(Number(process.argv[4] ?? 7));
   const samples = JSON.parse(readFileSync(path, 'utf8')) as Sample[];

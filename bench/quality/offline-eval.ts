@@ -17,7 +17,7 @@ import { StubEmbeddingProvider } from 'src/modules/memories/embeddings/embedding
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
 import { ContextCandidate, ContextLabel } from 'src/modules/context/ranking';
-import { arg } from '../common/service';
+import { arg, DEFAULT_LOCOMO_PATH } from '../common/service';
 import {
   answerTokenRecall,
   bm25Order,
@@ -98,7 +98,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
 }
 
 function main(): void {
-  const path = arg('data', '/work/shared/data/locomo-dev.json')!;
+  const path = arg('data', DEFAULT_LOCOMO_PATH)!;
   const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
   const byConversation = process.argv.includes('--by-conversation');
   const provider = new StubEmbeddingProvider(1536);

@@ -19,7 +19,7 @@ import { join, resolve } from 'node:path';
 import { countTokens } from 'src/common/text/tokenizer';
 import { renderLine } from 'src/modules/context/packing';
 import { client } from '../common/http';
-import { arg, serviceUnderTest } from '../common/service';
+import { arg, DEFAULT_LOCOMO_PATH, serviceUnderTest } from '../common/service';
 import { summarise, Summary } from '../common/stats';
 import {
   answerTokenRecall,
@@ -97,7 +97,7 @@ function withoutTask(context: string): string {
 }
 
 async function main(): Promise<void> {
-  const dataPath = arg('data', '/work/shared/data/locomo-dev.json')!;
+  const dataPath = arg('data', DEFAULT_LOCOMO_PATH)!;
   const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
   const conversations: Conversation[] = loadLocomo(dataPath);
 
