@@ -27,6 +27,7 @@ import { MetricsModule } from 'src/modules/metrics/metrics.module';
 import { OpsModule } from 'src/modules/ops/ops.module';
 import { PolicyModule } from 'src/modules/policy/policy.module';
 import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
+import { ReplayModule } from 'src/modules/replay/replay.module';
 import { SnapshotsModule } from 'src/modules/snapshots/snapshots.module';
 import { SubjectsModule } from 'src/modules/subjects/subjects.module';
 import { SupportModule } from 'src/modules/support/support.module';
@@ -56,6 +57,7 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     SubjectsModule,
     PolicyModule,
     ReceiptsModule,
+    ReplayModule,
     AdminModule,
     SnapshotsModule,
     McpModule,
