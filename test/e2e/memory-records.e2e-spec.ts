@@ -184,3 +184,27 @@ describe('one memory at a time across tenants', () => {
     await request(t.http).get(`/v1/memories/${a.id}`).expect(400);
   });
 });
+
+describe('hard deletion of one memory is an operator decision', () => {
+  const MASTER = 'records-master-key';
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_API_KEY: MASTER });
+  });
+  afterAll(() => t.close());
+
+  it('refuses ?hard=true from a client key (403, nothing removed), tombstones without it, and lets an operator key remove the row', async () => {
+    const key = async (role: string) => (await request(t.http).post('/admin/api-keys').set('X-API-Key', MASTER).send({ role }).expect(201)).body.key as string;
+    const client = await key('client');
+    const operator = await key('operator');
+    const made = await request(t.http).post('/v1/memories').set('X-API-Key', client).send({ subject_id: 'u-roles', kind: 'profile_fact', content: 'I live in Oslo.' }).expect(201);
+    const refused = await request(t.http).delete(`/v1/memories/${made.body.id}?hard=true`).set('X-API-Key', client).expect(403);
+    expect(refused.body.error.code).toBe('forbidden');
+    expect((await t.ds.query(`SELECT status, content FROM memories WHERE id = $1`, [made.body.id]))[0]).toEqual({ status: 'active', content: 'I live in Oslo.' });
+    // The operator role is for /admin and /ops; the master key holds both roles and may remove rows.
+    expect((await request(t.http).delete(`/v1/memories/${made.body.id}?hard=true`).set('X-API-Key', operator)).status).toBe(403);
+    expect((await request(t.http).delete(`/v1/memories/${made.body.id}`).set('X-API-Key', client).expect(200)).body.status).toBe('tombstoned');
+    expect((await request(t.http).delete(`/v1/memories/${made.body.id}?hard=true`).set('X-API-Key', MASTER).expect(200)).body.status).toBe('deleted');
+    expect(await t.ds.query(`SELECT id FROM memories WHERE id = $1`, [made.body.id])).toEqual([]);
+  });
+});

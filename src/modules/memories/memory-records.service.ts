@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { hasRole } from 'src/common/auth/principal';
+import { RequestContext } from 'src/common/context/request-context';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
@@ -173,6 +175,12 @@ export class MemoryRecordsService {
    * tombstone; `hard` removes the rows. Forgetting a tombstone again changes nothing.
    */
   async forget(ctx: Ctx, id: string, hard: boolean): Promise<ForgetMemoryResultDto> {
+    // A tombstone keeps receipts that cite the memory resolvable; removing the row is an
+    // operator's decision, not a client's (a bound client key gets 403 before anything is read).
+    const principal = RequestContext.current()?.principal;
+    if (hard && principal && !hasRole(principal, 'operator')) {
+      throw new AppError(ErrorCode.Forbidden, 'Only an operator key may remove a memory with hard=true; without it the memory is tombstoned.');
+    }
     const current = await this.require(this.ds.manager, ctx.scope, id);
     return this.ds.transaction(async (em) => {
       await this.repo.lockSubject(em, ctx.scope, current.subject_id);
