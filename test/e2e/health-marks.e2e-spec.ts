@@ -94,6 +94,14 @@ describe('durable health refresh marks', () => {
     expect(await t.ds.query(`SELECT tenant_id FROM health_cache WHERE subject_id = 'api'`)).toEqual([{ tenant_id: 'acme' }]);
   });
 
+  it('drops the marks of snapshot copies without computing their health or emitting events', async () => {
+    await storeEpisodes([['acme', '_snapshot/demo/v1', 's1']]);
+    expect(await marks()).toEqual([{ tenant_id: 'acme', subject_id: '_snapshot/demo/v1' }]);
+    expect(await t.app.get(HealthMarksSweeper).runOnce(0)).toBe(0);
+    expect(await marks()).toEqual([]);
+    expect(await t.ds.query(`SELECT subject_id FROM health_cache WHERE subject_id = '_snapshot/demo/v1'`)).toEqual([]);
+  });
+
   it('consumes the mark on a health read of its tenant only, and removes it with the subject', async () => {
     await storeEpisodes([
       ['acme', 'read', 's1'],

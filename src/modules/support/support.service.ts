@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
+import { isReservedSubject } from 'src/common/auth/reserved-subjects';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
@@ -99,8 +100,14 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     let done = 0;
     for (const mark of marks) {
       try {
-        await this.ds.transaction((em) => this.recomputeHealth(em, TenantScope.of(mark.tenant_id), mark.subject_id));
-        done++;
+        const scope = TenantScope.of(mark.tenant_id);
+        // Snapshot copies (their episodes are inserted like any others, so they are marked) are
+        // frozen history, not customers: no health of their own, no events about them.
+        if (isReservedSubject(mark.subject_id)) await this.repo.takeRefreshMark(this.ds.manager, scope, mark.subject_id);
+        else {
+          await this.ds.transaction((em) => this.recomputeHealth(em, scope, mark.subject_id));
+          done++;
+        }
       } catch (err) {
         this.logger.error({ err: { message: (err as Error).message }, subject_id: mark.subject_id }, 'health recomputation of a stale mark failed; the mark stays for the next sweep');
       }
