@@ -122,6 +122,16 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect(JSON.stringify(await t.ds.query(`SELECT payload FROM webhook_events`))).not.toMatch(/555 0/);
   });
 
+  it('stores sensitivity labels given at remember time, normalised, and refuses bad ones with 422 naming the label', async () => {
+    const m = (await remember({ subject_id: 'u-labels', content: 'I take insulin daily.', sensitivity_labels: [' Health ', 'health', 'PII.medical'] }).expect(201)).body as Memory & { sensitivity_labels: string[] };
+    expect(m.sensitivity_labels).toEqual(['health', 'pii.medical']);
+    expect((await request(t.http).get(`/v1/memories/${m.id}`).expect(200)).body.sensitivity_labels).toEqual(['health', 'pii.medical']);
+    const bad = await remember({ subject_id: 'u-labels', content: 'Something else.', sensitivity_labels: ['ok', 'no spaces allowed'] }).expect(422);
+    expect(bad.body.error.details[0].loc).toEqual(['body', 'sensitivity_labels', 1]);
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'u-labels'`);
+    expect(n).toBe(1);
+  });
+
   it('with ?hard=true removes the rows, after which the memory is unknown', async () => {
     const m = (await remember({ subject_id: 'u-hard', content: 'Allergic to peanuts.' }).expect(201)).body as Memory;
     expect((await forget(m.id, '?hard=true').expect(200)).body).toEqual({ id: m.id, subject_id: 'u-hard', status: 'deleted', memories_forgotten: 1 });

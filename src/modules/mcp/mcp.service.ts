@@ -252,6 +252,7 @@ export class McpService {
           confidence: z.number().min(0).max(1).optional().describe('0–1, default 1.'),
           valid_from: z.string().optional().describe('ISO-8601 time it became true; default now.'),
           metadata: z.record(z.string(), z.unknown()).optional(),
+          sensitivity_labels: z.array(z.string()).max(32).optional().describe('Labels the tenant policy reads, e.g. ["health"] (lowercase a-z 0-9 . _ : -).'),
           idempotency_key: z.string().min(1).max(256).optional().describe('A retry with the same key returns the original memory.'),
         },
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },

@@ -27,6 +27,8 @@ export interface NewMemory {
   /** Default `compile`. */
   origin?: MemoryOrigin;
   idempotency_key?: string | null;
+  /** Normalised (sensitivity-labels.ts); default none. */
+  sensitivity_labels?: string[];
 }
 
 export interface Supersession {
@@ -107,14 +109,14 @@ export class MemoriesRepository extends TenantScopedRepository {
       const chunk = rows.slice(start, start + INSERT_CHUNK).map((r, i) => ({ ...r, ord: start + i }));
       const inserted = await this.stamped<MemoryRow & { ord: number }>(em, scope, (tenantId) => sql`
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, idempotency_key, created_at, updated_at)
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, idempotency_key, sensitivity_labels, created_at, updated_at)
         SELECT r.id, ${tenantId}, r.subject_id, r.kind, r.content, r.summary, r.confidence, r.valid_from, r.valid_to, r.source_episode_ids,
           r.metadata, r.status, r.attribute_key, r.superseded_by, r.embedding, r.needs_embedding, coalesce(r.origin, 'compile'), r.idempotency_key,
-          now() + make_interval(secs => r.ord / 1e6), now() + make_interval(secs => r.ord / 1e6)
+          coalesce(r.sensitivity_labels, '{}'), now() + make_interval(secs => r.ord / 1e6), now() + make_interval(secs => r.ord / 1e6)
         FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS r(
           id uuid, subject_id varchar, kind varchar, content text, summary text, confidence float8, valid_from timestamptz,
           valid_to timestamptz, source_episode_ids uuid[], metadata jsonb, status varchar, attribute_key varchar,
-          superseded_by uuid, embedding real[], needs_embedding boolean, origin varchar, idempotency_key varchar, ord int)
+          superseded_by uuid, embedding real[], needs_embedding boolean, origin varchar, idempotency_key varchar, sensitivity_labels varchar[], ord int)
         ORDER BY r.ord
         ON CONFLICT ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING ${raw(COLUMNS)}`);

@@ -13,6 +13,7 @@ import { CorrectMemoryDto, ForgetMemoryResultDto, RememberMemoryDto } from './dt
 import { MemoriesRepository, NewMemory } from './memories.repository';
 import { MemoriesService } from './memories.service';
 import { describeMemory, resolveRestatement } from './restatement';
+import { labelsOrThrow } from './sensitivity-labels';
 
 /** Active memories of one kind read as restatement candidates; as many as a compile reads. */
 const MAX_RESTATEMENT_CANDIDATES = 5000;
@@ -71,6 +72,7 @@ export class MemoryRecordsService {
       if (earlier) return toMemoryDto(earlier);
     }
     const described = describeMemory(dto.kind, dto.content);
+    const labels = labelsOrThrow(dto.sensitivity_labels ?? [], ['body', 'sensitivity_labels']);
     const row: NewMemory = {
       id: randomUUID(),
       subject_id: dto.subject_id,
@@ -88,6 +90,7 @@ export class MemoryRecordsService {
       embedding: null,
       needs_embedding: false,
       origin: 'api',
+      sensitivity_labels: labels,
       idempotency_key: dto.idempotency_key ?? null,
     };
     await this.memories.embedForInsert([row]);

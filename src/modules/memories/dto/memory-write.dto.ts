@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { IsBoolean, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
 import type { MemoryKind, MemoryStatus } from 'src/modules/memories/memory-kinds';
@@ -59,6 +59,17 @@ export class RememberMemoryDto {
   @IsOptional()
   @IsObject()
   metadata?: Record<string, unknown>;
+
+  /**
+   * Sensitivity labels the tenant's policy bundle reads (docs/governance.md); normalised like
+   * `PATCH /v1/memories/{id}/labels` (trimmed, lowercased, de-duplicated; at most 32, each 1–64
+   * characters of `a-z 0-9 . _ : -`). Default none.
+   */
+  @ApiProperty({ required: false, type: [String], example: ['pii'] })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(256)
+  sensitivity_labels?: unknown[];
 
   /** A retry carrying the same key (same tenant) returns the original memory instead of a second one. */
   @ApiProperty({ required: false, example: 'crm-sync-2026-11-01-user-42-plan' })
