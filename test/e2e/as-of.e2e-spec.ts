@@ -1,5 +1,11 @@
 import request from 'supertest';
 import { compile as compileSql } from 'src/common/db/sql';
+import { TenantScope } from 'src/common/db/tenant-scope';
+import { VECTOR_MODE } from 'src/db/database.module';
+import type { VectorMode } from 'src/db/vector-support';
+import { EMBEDDING_PROVIDER } from 'src/modules/memories/embeddings/embedding-provider';
+import type { EmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
+import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { episodesAsOfCte } from 'src/modules/episodes/episodes-as-of';
 import { memoriesAsOfCte } from 'src/modules/memories/memories-as-of';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
@@ -73,6 +79,21 @@ describe('as-of reads', () => {
     const semantic = await request(t.http).get('/v1/memories/search').query({ subject_id: subject, q: 'prefer email', semantic: true, as_of: before }).expect(200);
     expect(semantic.body.memories.map((m: Mem) => m.content)).not.toContain('Actually I prefer phone calls now.');
     expect(semantic.body.memories.map((m: Mem) => m.id)).toContain(oldPref.id);
+  });
+
+  it('stored-vector search (hosted embeddings) reads as of the instant under pgvector and the exact fallback alike', async () => {
+    const [vector] = await t.app.get<EmbeddingProvider>(EMBEDDING_PROVIDER).embed(['I prefer email.']);
+    // An embedding write (the backfill) changes nothing a reader sees and leaves no revision.
+    await t.ds.query(`UPDATE memories SET embedding = $1::real[] WHERE subject_id = $2`, [vector, subject]);
+    const repo = t.app.get(MemoriesRepository);
+    const modes: VectorMode[] = t.app.get<VectorMode>(VECTOR_MODE) === 'pgvector' ? ['fallback', 'pgvector'] : ['fallback'];
+    for (const mode of modes) {
+      const then = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, mode, { subjectId: subject, vector, limit: 50, asOf: new Date(before) });
+      const now = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, mode, { subjectId: subject, vector, limit: 50 });
+      expect(then.map((m) => m.id)).toContain(oldPref.id);
+      expect(now.map((m) => m.id)).not.toContain(oldPref.id);
+      expect(then.map((m) => m.content)).not.toContain('Actually I prefer phone calls now.');
+    }
   });
 
   it('context: the bundle a read made then assembled, byte for byte', async () => {
