@@ -44,6 +44,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.useLogger(app.get(Logger));
   app.set('trust proxy', config.trustedProxies === '' ? false : /^\d+$/.test(config.trustedProxies) ? Number(config.trustedProxies) : config.trustedProxies);
   app.getHttpServer().on('clientError', answerClientError);
+  // A peer that stops reading (or sending) for this long is disconnected: a stalled export
+  // reader holds a file handle until then, and nothing else (see AdminService.exportSubject).
+  app.getHttpServer().setTimeout(config.socketIdleTimeoutMs);
   app.use(requestIdMiddleware);
   app.use(httpMetricsMiddleware);
   const allowAll = config.corsOrigins.includes('*');

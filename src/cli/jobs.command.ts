@@ -2,20 +2,31 @@ import type { EntityManager } from 'typeorm';
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
-import { ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
+import { JOB_LEASE_MINUTES, ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
 
 const err = (s: string) => process.stderr.write(s + '\n');
 const out = (s: string) => process.stdout.write(s + '\n');
 
-/** `jobs reset-orphaned [--older-than-minutes N]`: compile jobs stuck in `running` go back to `pending`. */
+/**
+ * `jobs reset-orphaned [--older-than-minutes N]`: compile jobs stuck in `running` (lease lapsed)
+ * go back to `pending`, or to `failed` past COMPILE_JOB_MAX_ATTEMPTS.
+ * `jobs requeue-failed [--id ID]…`: failed jobs go back to `pending` with a fresh attempt count.
+ */
 export async function jobsCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action] = args;
-  if (action !== 'reset-orphaned') throw new Error(`unknown jobs action ${JSON.stringify(action ?? '')}: use reset-orphaned`);
-  const minutes = parseMinutes(args);
+  if (action !== 'reset-orphaned' && action !== 'requeue-failed') throw new Error(`unknown jobs action ${JSON.stringify(action ?? '')}: use reset-orphaned or requeue-failed`);
+  const minutes = action === 'reset-orphaned' ? parseMinutes(args) : 0;
+  const ids = args.flatMap((a, i) => (a === '--id' ? [args[i + 1] ?? ''] : []));
   const db = await openDatabase(config);
   err(`database: ${db.engine} ${db.location}`);
   try {
-    const reset = await resetOrphanedJobs(db.dataSource.manager, minutes, err);
+    if (action === 'requeue-failed') {
+      const jobs = await new CompileJobsRepository().requeueFailed(db.dataSource.manager, ids.length > 0 ? ids : null);
+      for (const job of jobs) err(`  requeued ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)}`);
+      out(`requeued ${jobs.length} failed job(s)`);
+      return 0;
+    }
+    const reset = await resetOrphanedJobs(db.dataSource.manager, minutes, config.compileJobMaxAttempts, err);
     out(`reset ${reset} job(s) to pending`);
     return 0;
   } finally {
@@ -34,10 +45,12 @@ function parseMinutes(args: string[]): number {
 /**
  * The same reset the worker's cron does, for operators (for example right after an upgrade that
  * killed workers mid-job). Returns the number of jobs reset; reports each one through `log`.
+ * A threshold under the lease also shortens the lease: `--older-than-minutes 0` is the operator
+ * saying no worker is running (every process stopped or killed), so every running job is taken.
  */
-export async function resetOrphanedJobs(em: EntityManager, olderThanMinutes: number, log: (line: string) => void): Promise<number> {
-  log(`looking for compile jobs running for more than ${olderThanMinutes} minute(s)…`);
-  const jobs = await new CompileJobsRepository().resetOrphaned(em, olderThanMinutes);
-  for (const job of jobs) log(`  reset ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)} attempts=${job.attempts}`);
-  return jobs.length;
+export async function resetOrphanedJobs(em: EntityManager, olderThanMinutes: number, maxAttempts: number, log: (line: string) => void): Promise<number> {
+  log(`looking for compile jobs running for more than ${olderThanMinutes} minute(s) whose lease lapsed…`);
+  const jobs = await new CompileJobsRepository().resetOrphaned(em, olderThanMinutes, Math.min(JOB_LEASE_MINUTES, olderThanMinutes), maxAttempts);
+  for (const job of jobs) log(`  ${job.status === 'failed' ? 'failed' : 'reset'} ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)} attempts=${job.attempts}`);
+  return jobs.filter((j) => j.status !== 'failed').length;
 }

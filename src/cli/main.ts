@@ -45,8 +45,8 @@ const COMMANDS: Record<string, Command> = {
     run: () => preflightCommand(config()),
   },
   jobs: {
-    summary: 'Compile jobs: reset-orphaned puts jobs running longer than N minutes (default 30) back to pending.',
-    usage: 'jobs reset-orphaned [--older-than-minutes N]',
+    summary: 'Compile jobs: reset-orphaned puts jobs running longer than N minutes (default 30) whose lease lapsed back to pending (failed past COMPILE_JOB_MAX_ATTEMPTS); requeue-failed puts failed jobs back to pending.',
+    usage: 'jobs reset-orphaned [--older-than-minutes N] | jobs requeue-failed [--id ID]...',
     run: (args) => jobsCommand(config(), args),
   },
   embeddings: {

@@ -24,7 +24,7 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
   try {
     // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
     const reads = ReadRouter.primaryOnly(db.dataSource);
-    const admin = new AdminService(db.dataSource, new AdminRepository(), reads);
+    const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads);
     const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), admin, reads);
     return await fn({ admin, snapshots });
   } finally {

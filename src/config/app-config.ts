@@ -55,6 +55,7 @@ export interface AppConfig {
   webhookDeadLetterRetentionDays: number;
   webhookSecret: string;
   compileJobRetentionHours: number;
+  compileJobMaxAttempts: number;
   corsOrigins: string[];
   requireTenant: boolean;
   tenantHeader: string;
@@ -62,6 +63,8 @@ export interface AppConfig {
   strictSchema: boolean;
   maxBodyBytes: number;
   maxImportBytes: number;
+  readPageBytes: number;
+  socketIdleTimeoutMs: number;
   workersEnabled: boolean;
   workerPollMs: number;
   otelEndpoint: string;
@@ -262,6 +265,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     webhookDeadLetterRetentionDays: get<number>('WEBHOOK_DEAD_LETTER_RETENTION_DAYS'),
     webhookSecret: get<string>('WEBHOOK_SECRET'),
     compileJobRetentionHours: get<number>('COMPILE_JOB_RETENTION_HOURS'),
+    compileJobMaxAttempts: get<number>('COMPILE_JOB_MAX_ATTEMPTS'),
     corsOrigins: Object.freeze([...get<string[]>('CORS_ORIGINS')]) as string[],
     requireTenant: get<boolean>('REQUIRE_TENANT'),
     tenantHeader,
@@ -269,6 +273,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     strictSchema: get<boolean>('STRICT_SCHEMA'),
     maxBodyBytes: get<number>('MAX_BODY_BYTES'),
     maxImportBytes: get<number>('MAX_IMPORT_BYTES'),
+    readPageBytes: get<number>('READ_PAGE_BYTES'),
+    socketIdleTimeoutMs: get<number>('SOCKET_IDLE_TIMEOUT_MS'),
     workersEnabled: get<boolean>('WORKERS_ENABLED'),
     workerPollMs: get<number>('WORKER_POLL_MS'),
     otelEndpoint,

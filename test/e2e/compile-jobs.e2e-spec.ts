@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { resetOrphanedJobs } from 'src/cli/jobs.command';
+import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
+import { tenantVisibleJobError } from 'src/modules/memories/dto/compile.dto';
 import { MEMORY_COMPILER } from 'src/modules/memories/memory-compiler';
 import type { MemoryCompiler } from 'src/modules/memories/memory-compiler';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
@@ -105,11 +107,44 @@ describe('asynchronous compile jobs', () => {
   it('resets orphans from the operator command with --older-than-minutes, reporting each job', async () => {
     const job = await insertJob(t, 'running', 10);
     const lines: string[] = [];
-    expect(await resetOrphanedJobs(t.ds.manager, 30, (l) => lines.push(l))).toBe(0);
-    expect(await resetOrphanedJobs(t.ds.manager, 5, (l) => lines.push(l))).toBe(1);
+    expect(await resetOrphanedJobs(t.ds.manager, 30, 3, (l) => lines.push(l))).toBe(0);
+    expect(await resetOrphanedJobs(t.ds.manager, 5, 3, (l) => lines.push(l))).toBe(1);
     expect(lines.join('\n')).toContain(`reset ${job}`);
     expect(await jobRow(t, job)).toMatchObject({ status: 'pending', started_at: null });
     await t.ds.query(`DELETE FROM compile_jobs WHERE id = $1`, [job]);
+  });
+
+  it('leaves a job running past 30 minutes alone while its worker renews the lease', async () => {
+    const live = await insertJob(t, 'running', 45);
+    await t.ds.query(`UPDATE compile_jobs SET attempts = 1 WHERE id = $1`, [live]);
+    const [job] = await t.ds.query(`SELECT id, attempts FROM compile_jobs WHERE id = $1`, [live]);
+    expect(await t.app.get(CompileJobsRepository).renewLease(t.ds.manager, job)).toBe(true);
+    expect(await worker(t).resetOrphaned()).toEqual([]);
+    expect(await jobRow(t, live)).toMatchObject({ status: 'running' });
+    // Once the lease lapses (the worker died), the contract's reset applies.
+    await t.ds.query(`UPDATE compile_jobs SET updated_at = now() - interval '3 minutes' WHERE id = $1`, [live]);
+    expect((await worker(t).resetOrphaned()).map((j) => j.id)).toEqual([live]);
+    expect(await jobRow(t, live)).toMatchObject({ status: 'pending', started_at: null });
+    await t.ds.query(`DELETE FROM compile_jobs WHERE id = $1`, [live]);
+  });
+
+  it('fails a job whose worker stopped on every attempt (poison), keeps the reason, and requeues it on request', async () => {
+    await ingestText(t, 'poison', 'My name is Juno Marsh.');
+    const poison = await insertJob(t, 'running', 45);
+    await t.ds.query(`UPDATE compile_jobs SET subject_id = 'poison', attempts = 3 WHERE id = $1`, [poison]);
+    const [reset] = await worker(t).resetOrphaned();
+    expect(reset).toMatchObject({ id: poison, status: 'failed' });
+    // The tenant reads a generic message; the reason stays for the operator (/admin/jobs).
+    const res = await status(t, poison).expect(200);
+    expect(res.body).toMatchObject({ status: 'failed', error: tenantVisibleJobError(poison) });
+    const listed = await request(t.http).get('/admin/jobs?status=failed&subject_id=poison').expect(200);
+    expect(listed.body.jobs).toEqual([expect.objectContaining({ job_id: poison, error: expect.stringContaining('stopped before it finished (attempt 3 of 3)') })]);
+    // Not claimed again by itself.
+    expect(await worker(t).runOnce()).toBe(0);
+    const requeued = await t.app.get(CompileJobsRepository).requeueFailed(t.ds.manager, [poison]);
+    expect(requeued).toEqual([expect.objectContaining({ id: poison, status: 'pending', attempts: 0 })]);
+    expect(await worker(t).runOnce()).toBe(1);
+    expect((await status(t, poison).expect(200)).body).toMatchObject({ status: 'completed', memories_created: expect.any(Number) });
   });
 
   it('does nothing from the crons while workers are disabled', async () => {

@@ -39,7 +39,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
 
   it('compiles only new episodes on a repeated call and answers 200 with zero when nothing is new', async () => {
     const again = await compile(t, { subject_id: 'juno' }).expect(200);
-    expect(again.body).toEqual({ subject_id: 'juno', memories_created: 0, memories: [] });
+    expect(again.body).toEqual({ subject_id: 'juno', memories_created: 0, memories: [], memories_omitted: 0 });
     const second = await ingestText(t, 'juno', 'My favorite color is green.');
     const res = await compile(t, { subject_id: 'juno' }).expect(200);
     expect(res.body.memories_created).toBeGreaterThan(0);
@@ -48,7 +48,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
 
   it('answers 200 with zero memories for a subject that has no episodes', async () => {
     const res = await compile(t, { subject_id: 'nobody-here' }).expect(200);
-    expect(res.body).toEqual({ subject_id: 'nobody-here', memories_created: 0, memories: [] });
+    expect(res.body).toEqual({ subject_id: 'nobody-here', memories_created: 0, memories: [], memories_omitted: 0 });
   });
 
   it('supersedes the older memory when a restated preference overlaps it, pointing at the newer one', async () => {

@@ -30,7 +30,8 @@ describe('probes and docs', () => {
   });
 
   it('GET /readyz reports stuck compile jobs (running > 30 min) as degraded', async () => {
-    await t.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at) VALUES ('s', 'running', now() - interval '31 minutes')`);
+    // Its lease lapsed too (a live worker renews updated_at): a job nobody is running.
+    await t.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at, updated_at) VALUES ('s', 'running', now() - interval '31 minutes', now() - interval '31 minutes')`);
     // Readiness is cached for about a second (the previous test's answer may still be served).
     await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
     const res = await request(t.http).get('/readyz').expect(200);

@@ -76,16 +76,27 @@ export class AdminRepository extends TenantScopedRepository {
    * One page of a subject's episodes in time order (created_at, then insertion order). ORDER BY
    * names the table's columns: the output columns of the same names are text.
    */
-  async episodePage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number): Promise<{ items: EpisodeItem[]; cursor: PageCursor | null }> {
+  async episodePage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: EpisodeItem[]; cursor: PageCursor | null }> {
+    // Rows are added while those before them total under maxBytes of JSON text (at least one):
+    // sizes are measured on the candidates before any payload is fetched.
     const rows = await this.scoped<EpisodeSelect>(em, scope, (t) => sql`
-      SELECT id, tenant_id, subject_id, session_id, source, type,
-        payload::text AS payload, metadata::text AS metadata, provenance::text AS provenance,
-        ${ts('created_at')} AS created_at, ${ts('last_compiled_at')} AS last_compiled_at, seq::text AS seq
-      FROM episodes e
-      WHERE ${t('e')} AND e.subject_id = ${subjectId}
-        ${after ? sql`AND (e.created_at, e.seq) > (${after.createdAt}::timestamptz, ${after.key}::bigint)` : raw('')}
-      ORDER BY e.created_at, e.seq
-      LIMIT ${limit}`);
+      WITH candidates AS (
+        SELECT c.id, c.created_at, c.seq,
+          octet_length(c.payload::text) + octet_length(coalesce(c.metadata, '{}'::jsonb)::text) + octet_length(coalesce(c.provenance, '{}'::jsonb)::text) AS bytes
+        FROM episodes c
+        WHERE ${t('c')} AND c.subject_id = ${subjectId}
+          ${after ? sql`AND (c.created_at, c.seq) > (${after.createdAt}::timestamptz, ${after.key}::bigint)` : raw('')}
+        ORDER BY c.created_at, c.seq
+        LIMIT ${limit}
+      ), budgeted AS (
+        SELECT id, sum(bytes) OVER (ORDER BY created_at, seq ROWS UNBOUNDED PRECEDING) - bytes AS before FROM candidates
+      )
+      SELECT e.id, e.tenant_id, e.subject_id, e.session_id, e.source, e.type,
+        e.payload::text AS payload, e.metadata::text AS metadata, e.provenance::text AS provenance,
+        ${ts('e.created_at')} AS created_at, ${ts('e.last_compiled_at')} AS last_compiled_at, e.seq::text AS seq
+      FROM budgeted b JOIN episodes e ON e.id = b.id
+      WHERE b.before < ${maxBytes}
+      ORDER BY e.created_at, e.seq`);
     const items = rows.map(({ payload, metadata, provenance, seq: _seq, ...rest }) => ({
       ...rest,
       payload: parseLossless(payload) as JsonObject,

@@ -1,7 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
@@ -40,6 +46,7 @@ export interface ExportCounts {
 @Injectable()
 export class AdminService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly repo: AdminRepository,
     private readonly reads: ReadRouter,
@@ -69,31 +76,41 @@ export class AdminService {
   }
 
   /**
-   * Streams the subject's export document into `out`. All pages are read in one REPEATABLE READ,
-   * read-only transaction, so the document is one consistent snapshot however long it takes to
-   * write; backpressure from `out` paces the reads. A subject without rows is a 404 before
-   * anything is written. A reader that goes away mid-stream just ends the export.
+   * Streams the subject's export document into `out`. The document is first written to a
+   * temporary file inside one REPEATABLE READ, read-only transaction (one consistent snapshot,
+   * read in pages bounded in rows and SERVICE_READ_PAGE_BYTES, at disk speed); the transaction
+   * ends before the first byte goes to `out`, which is then fed from the file at the reader's
+   * pace. So a slow reader holds a file handle, never a connection, a snapshot or (on the
+   * embedded engine) the only session. A subject without rows is a 404 before anything is
+   * written. A reader that goes away mid-stream just ends the export.
    */
   async exportSubject(scope: TenantScope, subjectId: string, out: Writable, opts: { end?: boolean } = {}): Promise<ExportCounts> {
     const counts: ExportCounts = { episodes: 0, memories: 0 };
-    await this.ds.transaction('REPEATABLE READ', async (em) => {
-      await em.query('SET TRANSACTION READ ONLY');
-      const tenants = await this.repo.subjectTenants(em, scope, subjectId);
-      if (tenants.length === 0) throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories.`);
-      const header = {
-        exported_at: formatTimestampMicros(BigInt(Date.now()) * 1000n),
-        subject_id: subjectId,
-        // The filter's tenant, else the one tenant all rows share (null when they are mixed).
-        tenant_id: scope.tenantId ?? (tenants.length === 1 ? tenants[0] : null),
-      };
-      const episodes = this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
-      const memories = this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
+    const dir = await mkdtemp(join(tmpdir(), 'memsvc-export-'));
+    const file = join(dir, 'document.json');
+    try {
+      await this.ds.transaction('REPEATABLE READ', async (em) => {
+        await em.query('SET TRANSACTION READ ONLY');
+        const tenants = await this.repo.subjectTenants(em, scope, subjectId);
+        if (tenants.length === 0) throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories.`);
+        const header = {
+          exported_at: formatTimestampMicros(BigInt(Date.now()) * 1000n),
+          subject_id: subjectId,
+          // The filter's tenant, else the one tenant all rows share (null when they are mixed).
+          tenant_id: scope.tenantId ?? (tenants.length === 1 ? tenants[0] : null),
+        };
+        const episodes = this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes));
+        const memories = this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
+        await pipeline(Readable.from(writeExportDocument(header, episodes, memories)), createWriteStream(file));
+      });
       try {
-        await pipeline(Readable.from(writeExportDocument(header, episodes, memories)), out, { end: opts.end ?? true });
+        await pipeline(createReadStream(file), out, { end: opts.end ?? true });
       } catch (err) {
         if ((err as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw err;
       }
-    });
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
     return counts;
   }
 
@@ -141,7 +158,7 @@ export class AdminService {
     const counts: ExportCounts = { episodes: 0, memories: 0 };
     const episodes: EpisodeItem[] = [];
     const memories: MemoryItem[] = [];
-    for await (const e of this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS))) episodes.push(e);
+    for await (const e of this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes))) episodes.push(e);
     for await (const m of this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS))) memories.push(m);
     return { episodes, memories };
   }
@@ -165,7 +182,8 @@ export class AdminService {
         counts[kind]++;
         yield item;
       }
-      if (page.items.length < EXPORT_PAGE_ROWS || page.cursor === null) return;
+      // A page may stop short of EXPORT_PAGE_ROWS at its byte budget: only an empty one ends.
+      if (page.items.length === 0 || page.cursor === null) return;
       after = page.cursor;
     }
   }

@@ -5,7 +5,7 @@ import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
-import { EpisodeRow } from './dto/episode.dto';
+import { EpisodeCursor, EpisodeDigestRow, EpisodeRow, EpisodeWireRow } from './dto/episode.dto';
 import { episodesAsOfCte } from './episodes-as-of';
 
 export interface NewEpisode {
@@ -20,6 +20,18 @@ export interface NewEpisode {
   idempotency_key: string | null;
   content_text: string;
 }
+
+/**
+ * Bytes of an episode as the service holds and writes it (payload, metadata and provenance as
+ * JSON text). Measured on the server before rows are fetched, so a page can stop at a byte
+ * budget however large single episodes are. The stored (possibly compressed) size would
+ * undercount: a repetitive 1.5 MB payload is a few kB on disk.
+ */
+const EPISODE_BYTES = raw(`(octet_length(e.payload::text) + octet_length(coalesce(e.metadata, '{}'::jsonb)::text) + octet_length(coalesce(e.provenance, '{}'::jsonb)::text))`);
+
+const COLUMNS_X = `x.id, x.tenant_id, x.subject_id, x.session_id, x.source, x.type, x.payload, x.metadata, x.provenance, x.created_at, x.last_compiled_at`;
+
+const CURSOR_AT = raw(`to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
 const COLUMNS = raw(`id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at`);
 
@@ -63,15 +75,74 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   /**
-   * Claims the subject's uncompiled episodes for compilation: row locks (SKIP LOCKED) mean two
-   * concurrent compiles of one subject never take the same episode.
+   * One page of a subject's episodes in time order (created_at, then insertion order) after
+   * `after`: at most `limit` rows, and rows are added while those before them total under
+   * `maxBytes` (EPISODE_BYTES), so a page exceeds it by at most its last row and always has at
+   * least one. Sizes are measured on the page's candidate rows only, never on the whole subject.
+   * `content_text` is not read (the wire shape does not carry it). Returns the rows, the cursor
+   * of the last, and whether rows remain after it. `asOf`: as the subject stood then (episodes-as-of.ts).
    */
-  async lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, limit: number): Promise<EpisodeRow[]> {
-    return this.scoped<EpisodeRow>(em, scope, (t) => sql`
-      SELECT ${COLUMNS} FROM episodes
-      WHERE ${t()} AND subject_id = ${subjectId} AND last_compiled_at IS NULL
-      ORDER BY seq
-      LIMIT ${limit}
+  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: EpisodeCursor | null; limit: number; maxBytes: number; asOf?: Date | null }): Promise<{ rows: EpisodeWireRow[]; last: EpisodeCursor | null; more: boolean }> {
+    // As of an instant, the view named `episodes` shadows the table for the whole statement.
+    const views = opts.asOf ? sql`${episodesAsOfCte(opts.asOf)},` : raw('');
+    const rows = await this.scoped<EpisodeWireRow & { cursor_at: string; cursor_seq: string; candidates: number }>(em, scope, (t) => sql`
+      WITH ${views} candidates AS (
+        SELECT e.id, e.created_at, e.seq, ${EPISODE_BYTES} AS bytes FROM episodes e
+        WHERE ${t('e')} AND e.subject_id = ${subjectId}
+          ${opts.after ? sql`AND (e.created_at, e.seq) > (${opts.after.at}::timestamptz, ${opts.after.seq}::bigint)` : raw('')}
+        ORDER BY e.created_at, e.seq
+        LIMIT ${opts.limit + 1}
+      ), budgeted AS (
+        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
+        WINDOW w AS (ORDER BY created_at, seq ROWS UNBOUNDED PRECEDING)
+      )
+      SELECT ${raw(COLUMNS_X)}, ${CURSOR_AT} AS cursor_at, x.seq::text AS cursor_seq, (SELECT count(*)::int FROM candidates) AS candidates
+      FROM budgeted b JOIN episodes x ON x.id = b.id
+      WHERE b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
+      ORDER BY x.created_at, x.seq`);
+    const lastRow = rows.at(-1);
+    const more = rows.length > 0 && rows[0].candidates > rows.length;
+    const last = lastRow ? { at: lastRow.cursor_at, seq: lastRow.cursor_seq } : null;
+    for (const r of rows) {
+      delete (r as Partial<typeof r>).cursor_at;
+      delete (r as Partial<typeof r>).cursor_seq;
+      delete (r as Partial<typeof r>).candidates;
+    }
+    return { rows, last, more };
+  }
+
+  /**
+   * What health, SLA and handoff read of a subject's episodes: the newest `limit` episodes
+   * (returned oldest first), without payloads, their text cut to `textChars` characters.
+   */
+  async digests(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit: number; textChars: number }): Promise<EpisodeDigestRow[]> {
+    return this.scoped<EpisodeDigestRow>(em, scope, (t) => sql`
+      SELECT id, session_id, source, type, content_text, created_at FROM (
+        SELECT id, session_id, source, type, left(content_text, ${opts.textChars}) AS content_text, created_at, seq FROM episodes
+        WHERE ${t()} AND subject_id = ${subjectId}
+        ORDER BY created_at DESC, seq DESC
+        LIMIT ${opts.limit}) recent
+      ORDER BY created_at, seq`);
+  }
+
+  /**
+   * Claims the subject's oldest uncompiled episodes for compilation: up to `limit` rows, added
+   * while those before them total under `maxBytes` (so at least one). Row locks (SKIP LOCKED)
+   * mean two concurrent compiles of one subject never take the same episode. The sizes are
+   * measured on the candidates first (a window function cannot share a query with FOR UPDATE).
+   */
+  async lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, bounds: { limit: number; maxBytes: number }): Promise<EpisodeWireRow[]> {
+    return this.scoped<EpisodeWireRow>(em, scope, (t) => sql`
+      SELECT ${raw(COLUMNS_X)} FROM episodes x
+      WHERE ${t('x')} AND x.id IN (
+        SELECT id FROM (
+          SELECT id, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before FROM (
+            SELECT e.id, e.seq, ${EPISODE_BYTES} AS bytes FROM episodes e
+            WHERE ${t('e')} AND e.subject_id = ${subjectId} AND e.last_compiled_at IS NULL
+            ORDER BY e.seq
+            LIMIT ${bounds.limit}) c) b
+        WHERE before < ${bounds.maxBytes})
+      ORDER BY x.seq
       FOR UPDATE SKIP LOCKED`);
   }
 

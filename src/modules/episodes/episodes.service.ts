@@ -8,7 +8,7 @@ import { ErrorCode } from 'src/common/errors/error-codes';
 import { ReadRouter } from 'src/db/read-replicas';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
-import { EpisodeDto, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import { EpisodeCursor, EpisodeDigestRow, EpisodeDto, EpisodeWireRow, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
 import { episodeText } from './episode-text';
 import { EpisodesRepository, NewEpisode } from './episodes.repository';
 
@@ -91,9 +91,9 @@ export class EpisodesService {
 
   // Reads and writes other modules run inside their own transactions (pass its EntityManager).
 
-  /** Locks up to `limit` uncompiled episodes of a subject, oldest first (FOR UPDATE SKIP LOCKED). */
-  lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, limit: number): Promise<EpisodeRow[]> {
-    return this.repo.lockUncompiled(em, scope, subjectId, limit);
+  /** Locks the oldest uncompiled episodes of a subject, up to `limit` rows and `maxBytes` (FOR UPDATE SKIP LOCKED). */
+  lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, bounds: { limit: number; maxBytes: number }): Promise<EpisodeWireRow[]> {
+    return this.repo.lockUncompiled(em, scope, subjectId, bounds);
   }
 
   markCompiled(em: EntityManager, scope: TenantScope, ids: string[]): Promise<void> {
@@ -107,6 +107,16 @@ export class EpisodesService {
   /** A subject's episodes in time order (created_at, then insertion order). */
   listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
     return this.repo.listForSubject(em, scope, subjectId, opts);
+  }
+
+  /** One page of a subject's episodes in time order, bounded in rows and bytes (see EpisodesRepository.page). */
+  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: EpisodeCursor | null; limit: number; maxBytes: number; asOf?: Date | null }) {
+    return this.repo.page(em, scope, subjectId, opts);
+  }
+
+  /** The newest `limit` episodes of a subject without payloads, text cut to `textChars`, oldest first. */
+  digests(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit: number; textChars: number }): Promise<EpisodeDigestRow[]> {
+    return this.repo.digests(em, scope, subjectId, opts);
   }
 
   deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {

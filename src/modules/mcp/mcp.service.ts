@@ -322,6 +322,7 @@ export class McpService {
         inputSchema: {
           subject_id: subjectId,
           limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).'),
+          cursor: z.string().min(1).max(512).optional().describe('next_cursor of the previous page (pages are also bounded in bytes).'),
           ...callerFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
@@ -329,7 +330,7 @@ export class McpService {
       tool('get_timeline', async (ctx, args: { caller_id?: unknown; caller_type?: unknown }) => {
         const { caller_id: _id, caller_type: _type, ...rest } = args;
         const q = await this.check(TimelineQueryDto, rest);
-        const timeline = await this.subjects.timeline(ctx, q.subject_id, q.limit);
+        const timeline = await this.subjects.timeline(ctx, q.subject_id, q.limit, q.cursor);
         return ok({ ...timeline, memories: await this.governed(ctx, args, timeline.memories) });
       }),
     );

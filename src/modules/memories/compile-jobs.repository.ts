@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { sql } from 'src/common/db/sql';
+import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { CompileJobRow } from './dto/compile.dto';
@@ -44,10 +44,11 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** False when the job is no longer this run's (reset as orphaned and retaken, or deleted). */
-  async complete(em: EntityManager, job: CompileJobRow, memoryIds: string[]): Promise<boolean> {
+  /** `memoryIds`: the first ones the job stored (the status echoes those); `created`: how many it stored. */
+  async complete(em: EntityManager, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
     const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
       WITH done AS (
-        UPDATE compile_jobs SET status = 'completed', memories_created = ${memoryIds.length}, memory_ids = ${memoryIds}::uuid[],
+        UPDATE compile_jobs SET status = 'completed', memories_created = ${created}, memory_ids = ${memoryIds}::uuid[],
           error = NULL, completed_at = now(), updated_at = now()
         WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
         RETURNING id)
@@ -65,14 +66,50 @@ export class CompileJobsRepository extends TenantScopedRepository {
     return rows.length > 0;
   }
 
-  /** Contract: a job `running` for longer than the threshold goes back to `pending`, its claim time cleared. */
-  async resetOrphaned(em: EntityManager, olderThanMinutes: number): Promise<CompileJobRow[]> {
+  /**
+   * Renews the lease of a job this run holds (updated_at is its heartbeat); false when the job
+   * is no longer this run's.
+   */
+  async renewLease(em: EntityManager, job: CompileJobRow): Promise<boolean> {
+    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+      WITH renewed AS (
+        UPDATE compile_jobs SET updated_at = now()
+        WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
+        RETURNING id)
+      SELECT id FROM renewed`);
+    return rows.length > 0;
+  }
+
+  /**
+   * Contract: a job `running` for longer than the threshold goes back to `pending`, its claim
+   * time cleared — once its lease has lapsed too (a live worker renews it, so a long compile is
+   * never taken from under it). A job whose worker stopped `maxAttempts` times (a poison job
+   * that kills its process) becomes `failed` instead, with the reason as its error; operators
+   * requeue it (`jobs requeue-failed`).
+   */
+  async resetOrphaned(em: EntityManager, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
     return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
       WITH reset AS (
-        UPDATE compile_jobs SET status = 'pending', started_at = NULL, updated_at = now()
+        UPDATE compile_jobs SET
+          status = CASE WHEN attempts >= ${maxAttempts} THEN 'failed' ELSE 'pending' END,
+          started_at = CASE WHEN attempts >= ${maxAttempts} THEN started_at END,
+          completed_at = CASE WHEN attempts >= ${maxAttempts} THEN now() END,
+          error = 'the worker running this job stopped before it finished (attempt ' || attempts || ' of ' || ${maxAttempts}::int || ')',
+          updated_at = now()
         WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${olderThanMinutes})
+          AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})
         RETURNING ${COLUMNS})
       SELECT * FROM reset ORDER BY created_at`);
+  }
+
+  /** Failed jobs (all, or those with these ids) back to `pending` with a fresh attempt count. */
+  async requeueFailed(em: EntityManager, ids: string[] | null): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+      WITH requeued AS (
+        UPDATE compile_jobs SET status = 'pending', attempts = 0, started_at = NULL, completed_at = NULL, updated_at = now()
+        WHERE ${t()} AND status = 'failed' ${ids === null ? raw('') : sql`AND id = ANY(${ids}::uuid[])`}
+        RETURNING ${COLUMNS})
+      SELECT * FROM requeued ORDER BY created_at`);
   }
 
   /** Completed and failed jobs that finished more than `olderThanHours` ago. */

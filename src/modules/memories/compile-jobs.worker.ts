@@ -7,7 +7,7 @@ import { observeCompile } from 'src/common/metrics/instrument';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
+import { JOB_LEASE_MINUTES, JOB_LEASE_RENEW_MS, ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import { CompileJobRow } from './dto/compile.dto';
@@ -88,9 +88,11 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   /** Returns the jobs put back to `pending`; a no-op (empty) while another replica does the same. */
   async resetOrphaned(olderThanMinutes = ORPHAN_MINUTES): Promise<CompileJobRow[]> {
     const reset = await this.ds.transaction(async (em) =>
-      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-orphans')) ? this.jobs.resetOrphaned(em, olderThanMinutes) : [],
+      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-orphans')) ? this.jobs.resetOrphaned(em, olderThanMinutes, JOB_LEASE_MINUTES, this.config.compileJobMaxAttempts) : [],
     );
-    if (reset.length > 0) this.logger.warn({ job_ids: reset.map((j) => j.id) }, `reset ${reset.length} orphaned compile job(s) to pending`);
+    const failed = reset.filter((j) => j.status === 'failed');
+    if (reset.length > failed.length) this.logger.warn({ job_ids: reset.filter((j) => j.status !== 'failed').map((j) => j.id) }, `reset ${reset.length - failed.length} orphaned compile job(s) to pending`);
+    if (failed.length > 0) this.logger.error({ job_ids: failed.map((j) => j.id) }, `${failed.length} compile job(s) failed: their worker stopped ${this.config.compileJobMaxAttempts} times while running them`);
     return reset;
   }
 
@@ -106,13 +108,26 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   }
 
   private async runJob(job: CompileJobRow): Promise<void> {
+    // The lease: renewed while the job runs, so the orphan reset never takes a live job (a slow
+    // model may take longer than the 30 minutes after which a silent job counts as orphaned).
+    // Best effort: on the embedded engine a renewal waits for the connection between rounds.
+    const lease = setInterval(() => void this.jobs.renewLease(this.ds.manager, job).catch(() => undefined), JOB_LEASE_RENEW_MS);
+    lease.unref();
+    try {
+      await this.runJobInContext(job);
+    } finally {
+      clearInterval(lease);
+    }
+  }
+
+  private async runJobInContext(job: CompileJobRow): Promise<void> {
     await RequestContext.run({ requestId: `job:${job.id}`, tenantId: job.tenant_id }, async () => {
       const scope = TenantScope.of(job.tenant_id);
       try {
-        const rows = await observeCompile('async', job.id, () => this.memories.compileAndCommit(scope, job.subject_id, async (em, created) => {
-          if (!(await this.jobs.complete(em, job, created.map((r) => r.id)))) throw new JobLostError();
+        const outcome = await observeCompile('async', job.id, () => this.memories.compileAndCommit(scope, job.subject_id, async (em, done) => {
+          if (!(await this.jobs.complete(em, job, done.echoed.map((r) => r.id), done.created))) throw new JobLostError();
         }));
-        const created = rows.length;
+        const created = outcome.created;
         this.logger.log({ job_id: job.id, memories_created: created }, 'compile job completed');
       } catch (err) {
         if (err instanceof JobLostError) {

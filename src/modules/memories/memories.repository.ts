@@ -4,8 +4,8 @@ import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
-import { MemoryRow } from './dto/memory.dto';
-import { asOfWith } from './memories-as-of';
+import { MemoryCursor, MemoryRow } from './dto/memory.dto';
+import { asOfCtes, asOfWith } from './memories-as-of';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
 
 export interface NewMemory {
@@ -230,6 +230,43 @@ export class MemoriesRepository extends TenantScopedRepository {
         AND m.content = ANY(${contents}::text[])
       ORDER BY m.created_at DESC, m.id DESC
       LIMIT ${limit}`);
+  }
+
+  /**
+   * One page of a subject's memories (any status) in time order (created_at, then id) after
+   * `after`: at most `limit` rows, added while those before them total under `maxBytes` of
+   * content, summary and metadata (so at least one). `more` tells whether rows remain.
+   * `asOf`: each memory in the state it had then (memories-as-of.ts).
+   */
+  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: MemoryCursor | null; limit: number; maxBytes: number; asOf?: Date | null }): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
+    // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
+    const views = opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw('');
+    const rows = await this.scoped<MemoryRow & { cursor_at: string; candidates: number }>(em, scope, (t) => sql`
+      WITH ${views} candidates AS (
+        SELECT m.id, m.created_at,
+          octet_length(m.content) + octet_length(coalesce(m.summary, '')) + octet_length(coalesce(m.metadata, '{}'::jsonb)::text) AS bytes
+        FROM memories m
+        WHERE ${t('m')} AND m.subject_id = ${subjectId}
+          ${opts.after ? sql`AND (m.created_at, m.id) > (${opts.after.at}::timestamptz, ${opts.after.id}::uuid)` : raw('')}
+        ORDER BY m.created_at, m.id
+        LIMIT ${opts.limit + 1}
+      ), budgeted AS (
+        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
+        WINDOW w AS (ORDER BY created_at, id ROWS UNBOUNDED PRECEDING)
+      )
+      SELECT ${columns('x')}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+        (SELECT count(*)::int FROM candidates) AS candidates
+      FROM budgeted b JOIN memories x ON x.id = b.id
+      WHERE b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
+      ORDER BY x.created_at, x.id`);
+    const lastRow = rows.at(-1);
+    const more = rows.length > 0 && rows[0].candidates > rows.length;
+    const last = lastRow ? { at: lastRow.cursor_at, id: lastRow.id } : null;
+    for (const r of rows) {
+      delete (r as Partial<typeof r>).cursor_at;
+      delete (r as Partial<typeof r>).candidates;
+    }
+    return { rows, last, more };
   }
 
   /** All of a subject's memories (any status) in time order: created_at, then id. */

@@ -7,10 +7,12 @@ import { AppError } from 'src/common/errors/app-error';
 import { observeCompile } from 'src/common/metrics/instrument';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { anyWordTsQuery } from 'src/common/text/terms';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
 import { VECTOR_MODE } from 'src/db/database.module';
 import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
-import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
+import { EpisodeWireRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { parseAsOf } from 'src/common/db/as-of';
 import { PolicyService } from 'src/modules/policy/policy.service';
@@ -19,8 +21,8 @@ import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import type { CompilerEpisode, ExistingMemory } from './compiler/heuristic-compiler';
 import { restatedMemories } from './compiler/memory-plan';
-import { CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
-import { MemoryDto, MemoryRow, toMemoryDto } from './dto/memory.dto';
+import { COMPILE_ECHO_LIMIT, CompileJobAcceptedDto, CompileJobDto, CompileRequestDto, CompileResultDto, toCompileJobDto } from './dto/compile.dto';
+import { MemoryCursor, MemoryDto, MemoryRow, toMemoryDto } from './dto/memory.dto';
 import { labelsOrThrow } from './sensitivity-labels';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
@@ -33,11 +35,17 @@ import { isMemoryKind } from './memory-kinds';
 import type { MemoryKind, MemoryStatus } from './memory-kinds';
 
 /**
- * Episodes compiled per round. A compile takes rounds until the subject has no uncompiled
- * episode left, all in one transaction (so a response or job result never reports work that
- * was rolled back); the bound keeps each round's episodes, drafts and vectors in memory small.
+ * Most episodes compiled per round (one transaction each; see compileAndCommit). Rounds are
+ * also bounded by SERVICE_READ_PAGE_BYTES of episode payload, so a round's episodes, drafts and
+ * vectors stay small in memory whatever the episodes' size.
  */
 export const COMPILE_BATCH = 2000;
+
+/** What a compile stored: how many memories, and the first COMPILE_ECHO_LIMIT of them. */
+export interface CompileOutcome {
+  created: number;
+  echoed: MemoryRow[];
+}
 
 /**
  * Conflict candidates handed to the compiler: the subject's newest active facts, procedures and
@@ -82,6 +90,7 @@ export class MemoriesService {
   private readonly logger = new Logger('memories');
 
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly reads: ReadRouter,
     private readonly repo: MemoriesRepository,
@@ -103,8 +112,13 @@ export class MemoriesService {
       this.jobSignal.queued();
       return { job_id: job.id, status: 'pending', subject_id: job.subject_id };
     }
-    const rows = await observeCompile('sync', null, () => this.compileAndCommit(ctx.scope, dto.subject_id));
-    return { subject_id: dto.subject_id, memories_created: rows.length, memories: rows.map(toMemoryDto) };
+    const outcome = await observeCompile('sync', null, () => this.compileAndCommit(ctx.scope, dto.subject_id));
+    return {
+      subject_id: dto.subject_id,
+      memories_created: outcome.created,
+      memories: outcome.echoed.map(toMemoryDto),
+      memories_omitted: outcome.created - outcome.echoed.length,
+    };
   }
 
   /**
@@ -121,48 +135,68 @@ export class MemoriesService {
 
   /**
    * One whole compile of a subject, as the endpoint and the job worker run it. Network work
-   * never happens inside the transaction (it would hold the subject lock and, on PGlite, the
+   * never happens inside a transaction (it would hold the subject lock and, on PGlite, the
    * only connection): a remote compiler runs first on a snapshot (prepareRemote), and vectors
-   * from a remote embedding provider for heuristic memories are fetched after the commit
-   * (embedDeferred). `finish` runs last inside the transaction: the worker records its job's
-   * completion there, so the result and the memories commit together.
+   * from a remote embedding provider for heuristic memories are fetched after each commit
+   * (embedDeferred).
+   *
+   * The heuristic compile runs in rounds of one transaction each (compileRound: bounded in
+   * episodes and bytes), so a large backlog never holds the connection, the subject lock or a
+   * snapshot for its whole duration, and each commit leaves the subject consistent (a round's
+   * memories and the compiled marks of its episodes commit together). A last short
+   * transaction, which finds nothing left, emits `memories.compiled` with the total and runs
+   * `finish` (the worker records its job's completion there).
    */
-  async compileAndCommit(scope: TenantScope, subjectId: string, finish?: (em: EntityManager, rows: MemoryRow[]) => Promise<void>): Promise<MemoryRow[]> {
-    const prepared = this.compiler.remote === true ? await this.prepareRemote(scope, subjectId) : null;
-    const rows = await this.ds.transaction(async (em) => {
-      const created = prepared === null ? await this.compileSubject(em, scope, subjectId) : await this.commitPrepared(em, scope, subjectId, prepared);
-      await finish?.(em, created);
-      return created;
-    });
-    // A prepared compile already tried its embeddings before the transaction.
-    if (prepared === null) await this.embedDeferred(rows);
-    await this.reads.wrote(scope, [subjectId]);
-    return rows;
+  async compileAndCommit(scope: TenantScope, subjectId: string, finish?: (em: EntityManager, outcome: CompileOutcome) => Promise<void>): Promise<CompileOutcome> {
+    if (this.compiler.remote === true) {
+      const prepared = await this.prepareRemote(scope, subjectId);
+      const outcome = await this.ds.transaction(async (em) => {
+        const created = await this.commitPrepared(em, scope, subjectId, prepared);
+        const done = { created: created.length, echoed: created.slice(0, COMPILE_ECHO_LIMIT) };
+        await finish?.(em, done);
+        return done;
+      });
+      await this.reads.wrote(scope, [subjectId]);
+      return outcome;
+    }
+    const outcome: CompileOutcome = { created: 0, echoed: [] };
+    for (;;) {
+      const round = await this.ds.transaction(async (em) => {
+        await this.repo.lockSubject(em, scope, subjectId);
+        const created = await this.compileRound(em, scope, subjectId);
+        if (created === null) {
+          await this.webhooks.enqueue(em, scope, 'memories.compiled', { subject_id: subjectId, memories_created: outcome.created });
+          await finish?.(em, outcome);
+        }
+        return created;
+      });
+      if (round === null) return outcome;
+      // A round's commit is the subject's new state: reads of it wait for a replica that has it.
+      await this.reads.wrote(scope, [subjectId]);
+      outcome.created += round.length;
+      outcome.echoed.push(...round.slice(0, COMPILE_ECHO_LIMIT - outcome.echoed.length));
+      await this.embedDeferred(round);
+    }
   }
 
   /**
-   * The compile pipeline, inside the caller's transaction: per-subject lock, then rounds of
-   * (lock uncompiled episodes, compile against active memories, embed, insert, supersede, mark
-   * compiled), then the `memories.compiled` event. Returns the stored memories in order.
+   * One round of the heuristic pipeline inside the caller's transaction, which holds the
+   * subject's lock: lock the oldest uncompiled episodes (up to COMPILE_BATCH and the read byte
+   * budget), compile them against the active memories, embed, insert, supersede, mark them
+   * compiled. Returns the stored memories in order, or null when nothing was left to compile.
    *
    * Concurrency: the advisory lock serialises compiles of one subject in every process, and
    * each waits for the previous one to commit before reading episodes, so a repeated or
    * parallel call finds only episodes nobody compiled and an episode is compiled exactly once.
    */
-  async compileSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<MemoryRow[]> {
-    await this.repo.lockSubject(em, scope, subjectId);
-    const created: MemoryRow[] = [];
-    for (;;) {
-      const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, COMPILE_BATCH);
-      if (episodes.length === 0) break;
-      const { rows, supersessions } = await this.plan(em, scope, subjectId, episodes);
-      await this.embedForInsert(rows);
-      created.push(...(await this.repo.insertMany(em, scope, rows)));
-      await this.repo.supersede(em, scope, supersessions);
-      await this.episodes.markCompiled(em, scope, episodes.map((e) => e.id));
-      if (episodes.length < COMPILE_BATCH) break;
-    }
-    await this.webhooks.enqueue(em, scope, 'memories.compiled', { subject_id: subjectId, memories_created: created.length });
+  private async compileRound(em: EntityManager, scope: TenantScope, subjectId: string): Promise<MemoryRow[] | null> {
+    const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, { limit: COMPILE_BATCH, maxBytes: this.config.readPageBytes });
+    if (episodes.length === 0) return null;
+    const { rows, supersessions } = await this.plan(em, scope, subjectId, episodes);
+    await this.embedForInsert(rows);
+    const created = await this.repo.insertMany(em, scope, rows);
+    await this.repo.supersede(em, scope, supersessions);
+    await this.episodes.markCompiled(em, scope, episodes.map((e) => e.id));
     return created;
   }
 
@@ -174,7 +208,7 @@ export class MemoriesService {
    */
   private async prepareRemote(scope: TenantScope, subjectId: string): Promise<PreparedCompile> {
     const em = this.ds.manager;
-    const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, this.compiler.maxEpisodesPerCompile ?? COMPILE_BATCH);
+    const episodes = await this.episodes.lockUncompiled(em, scope, subjectId, { limit: this.compiler.maxEpisodesPerCompile ?? COMPILE_BATCH, maxBytes: this.config.readPageBytes });
     if (episodes.length === 0) return { episodeIds: [], rows: [], supersessions: [] };
     const { rows, supersessions } = await this.plan(em, scope, subjectId, episodes);
     await this.attachEmbeddings(rows);
@@ -186,7 +220,7 @@ export class MemoriesService {
    * summaries the new drafts restate (compat.md, "Supersession"): those are not among the
    * candidates the compiler reads, so they are looked up by the drafts' content.
    */
-  private async plan(em: EntityManager, scope: TenantScope, subjectId: string, episodes: EpisodeRow[]): Promise<{ rows: NewMemory[]; supersessions: Supersession[] }> {
+  private async plan(em: EntityManager, scope: TenantScope, subjectId: string, episodes: EpisodeWireRow[]): Promise<{ rows: NewMemory[]; supersessions: Supersession[] }> {
     const existing = await this.repo.activeForSubject(em, scope, subjectId, { excludeKinds: [...RESTATED_KINDS], limit: MAX_EXISTING });
     const planned = await this.compiler.compile(episodes.map(toCompilerEpisode), existing.map(toExistingMemory));
     const contents = [...new Set(planned.drafts.filter((d) => d.status === 'active' && isRestatedKind(d.kind)).map((d) => d.content))];
@@ -307,6 +341,11 @@ export class MemoriesService {
     return { memories, compileJobs };
   }
 
+  /** One page of a subject's memories (any status) in time order, bounded in rows and bytes. */
+  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: MemoryCursor | null; limit: number; maxBytes: number; asOf?: Date | null }) {
+    return this.repo.page(em, scope, subjectId, opts);
+  }
+
   /** Every memory of the subject (any status, unless `statuses` is given) in time order. */
   listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
     return this.repo.listForSubject(em, scope, subjectId, opts);
@@ -375,7 +414,7 @@ export class MemoriesService {
   }
 }
 
-function toCompilerEpisode(e: EpisodeRow): CompilerEpisode {
+function toCompilerEpisode(e: EpisodeWireRow): CompilerEpisode {
   return {
     id: e.id,
     session_id: e.session_id,

@@ -21,9 +21,10 @@ export class OpsRepository extends TenantScopedRepository {
   }
 
   /** Jobs running longer than the contract's 30-minute orphan threshold. */
-  async countStuckJobs(minutes: number): Promise<number> {
+  async countStuckJobs(minutes: number, leaseMinutes: number): Promise<number> {
     const rows = await this.scoped<{ n: number }>(this.ds.manager, TenantScope.ALL, (t) =>
-      sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})`,
+      sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})
+        AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,
     );
     return rows[0].n;
   }

@@ -14,8 +14,14 @@ import type { VectorMode } from 'src/db/vector-support';
 import { MigrationsReportDto, ReadinessDto } from './dto/readiness.dto';
 import { OpsRepository } from './ops.repository';
 
-/** Contract: a job claimed for more than 30 minutes counts as orphaned. */
+/** Contract: a job claimed for more than 30 minutes counts as orphaned (once its lease lapsed too). */
 export const ORPHAN_MINUTES = 30;
+/**
+ * A running job's worker renews its lease (compile_jobs.updated_at) every JOB_LEASE_RENEW_MS;
+ * a job whose lease is older than JOB_LEASE_MINUTES has lost its worker.
+ */
+export const JOB_LEASE_MINUTES = 2;
+export const JOB_LEASE_RENEW_MS = 30_000;
 const PING_TIMEOUT_MS = 2000;
 /**
  * /readyz is public and unthrottled: one answer serves every caller for this long, so a probe
@@ -62,7 +68,7 @@ export class OpsService {
     const base = { engine: this.db.engine, vector: this.vector, auth };
     try {
       await this.health.check([() => this.typeorm.pingCheck('database', { connection: this.ds, timeout: PING_TIMEOUT_MS })]);
-      const stuck = await this.repo.countStuckJobs(ORPHAN_MINUTES);
+      const stuck = await this.repo.countStuckJobs(ORPHAN_MINUTES, JOB_LEASE_MINUTES);
       const replicas = this.reads.enabled ? this.reads.status() : undefined;
       const degraded = stuck > 0 || (replicas ?? []).some((r) => r.state !== 'ok');
       return {

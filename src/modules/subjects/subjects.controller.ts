@@ -26,10 +26,13 @@ export class SubjectsController {
     return this.subjects.delete(ctx, p.subject_id);
   }
 
-  /** Episodes and memories of a subject in time order; with `as_of`, as they stood at that instant. */
+  /**
+   * Episodes and memories of a subject in time order, in pages bounded in rows and bytes
+   * (`next_cursor`); with `as_of`, as they stood at that instant.
+   */
   @Get('timeline')
   @ApiOkResponse({ type: TimelineDto })
   timeline(@ReqCtx() ctx: Ctx, @Query() q: TimelineQueryDto): Promise<TimelineDto> {
-    return this.subjects.timeline(ctx, q.subject_id, q.limit, q.as_of);
+    return this.subjects.timeline(ctx, q.subject_id, q.limit, q.cursor, q.as_of);
   }
 }

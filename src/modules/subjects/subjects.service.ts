@@ -1,11 +1,14 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { ReadRouter } from 'src/db/read-replicas';
 import type { Ctx } from 'src/common/context/request-context';
 import { parseAsOf } from 'src/common/db/as-of';
-import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
+import { AppError } from 'src/common/errors/app-error';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
+import { EpisodeCursor, toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
-import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
+import { MemoryCursor, toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { SupportService } from 'src/modules/support/support.service';
@@ -14,10 +17,41 @@ import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subje
 
 const DEFAULT_TIMELINE_LIMIT = 1000;
 
+/** Where each list of a timeline continues: after a row, from the start (null), or finished. */
+interface TimelineCursor {
+  e: EpisodeCursor | null | 'end';
+  m: MemoryCursor | null | 'end';
+}
+
+function encodeTimelineCursor(c: TimelineCursor): string {
+  return Buffer.from(JSON.stringify(c)).toString('base64url');
+}
+
+const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A cursor this service wrote, or a 422 naming the `cursor` query parameter. */
+function decodeTimelineCursor(raw: string): TimelineCursor {
+  let c: unknown;
+  try {
+    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    c = null;
+  }
+  const o = c as { e?: unknown; m?: unknown } | null;
+  const e = o?.e as { at?: unknown; seq?: unknown } | null | 'end' | undefined;
+  const m = o?.m as { at?: unknown; id?: unknown } | null | 'end' | undefined;
+  const okE = e === null || e === 'end' || (typeof e === 'object' && e !== undefined && typeof e.at === 'string' && ISO_MICROS.test(e.at) && typeof e.seq === 'string' && /^\d{1,18}$/.test(e.seq));
+  const okM = m === null || m === 'end' || (typeof m === 'object' && m !== undefined && typeof m.at === 'string' && ISO_MICROS.test(m.at) && typeof m.id === 'string' && UUID.test(m.id));
+  if (!okE || !okM) throw AppError.validation(['query', 'cursor'], 'not a cursor this service returned');
+  return { e: e as TimelineCursor['e'], m: m as TimelineCursor['m'] };
+}
+
 /** Subject-level views and erasure across the episodes, memories and support rooms. */
 @Injectable()
 export class SubjectsService {
   constructor(
+    @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly reads: ReadRouter,
     private readonly episodes: EpisodesService,
@@ -72,12 +106,30 @@ export class SubjectsService {
     return result;
   }
 
-  async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT, asOfText?: string): Promise<TimelineDto> {
+  /**
+   * One page of the subject's episodes and memories, each list oldest first and bounded by
+   * `limit` rows and SERVICE_READ_PAGE_BYTES. Without a cursor it is the first page, which for
+   * any subject that fits is the whole timeline as clients have always read it; `next_cursor`
+   * continues each list where it stopped (a finished list stays empty). With `as_of`, every
+   * page reads the subject as it stood then.
+   */
+  async timeline(ctx: Ctx, subjectId: string, limit = DEFAULT_TIMELINE_LIMIT, cursor?: string, asOfText?: string): Promise<TimelineDto> {
     const asOf = parseAsOf(asOfText, ['query', 'as_of']);
+    const at = cursor === undefined ? { e: null, m: null } : decodeTimelineCursor(cursor);
+    const maxBytes = this.config.readPageBytes;
     const { episodes, memories } = await this.reads.read(ctx.scope, subjectId, async (em) => ({
-      episodes: await this.episodes.listForSubject(em, ctx.scope, subjectId, { limit, asOf }),
-      memories: await this.memories.listForSubject(em, ctx.scope, subjectId, { limit, asOf }),
+      episodes: at.e === 'end' ? { rows: [], last: null, more: false } : await this.episodes.page(em, ctx.scope, subjectId, { after: at.e, limit, maxBytes, asOf }),
+      memories: at.m === 'end' ? { rows: [], last: null, more: false } : await this.memories.page(em, ctx.scope, subjectId, { after: at.m, limit, maxBytes, asOf }),
     }));
-    return { subject_id: subjectId, episodes: episodes.map(toEpisodeDto), memories: memories.map(toMemoryDto) };
+    const next: TimelineCursor = {
+      e: episodes.more ? episodes.last : 'end',
+      m: memories.more ? memories.last : 'end',
+    };
+    return {
+      subject_id: subjectId,
+      episodes: episodes.rows.map(toEpisodeDto),
+      memories: memories.rows.map(toMemoryDto),
+      next_cursor: next.e === 'end' && next.m === 'end' ? null : encodeTimelineCursor(next),
+    };
   }
 }

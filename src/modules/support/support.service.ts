@@ -5,7 +5,7 @@ import type { Ctx } from 'src/common/context/request-context';
 import { isReservedSubject } from 'src/common/auth/reserved-subjects';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
-import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
+import type { EpisodeDigestRow } from 'src/modules/episodes/dto/episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
@@ -24,7 +24,7 @@ import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
 import { SupportRepository } from './support.repository';
 import type { HandoffPack, HealthResult, HealthState, ProcedureMemory, ProfileFact, ResolutionRecord, SupportEpisode } from './support.types';
 
-/** What health, SLA and handoff are computed from: all of a subject's episodes and resolutions. */
+/** What health, SLA and handoff are computed from: a subject's recent episodes (bounded) and its resolutions. */
 interface SupportInputs {
   episodes: SupportEpisode[];
   resolutions: ResolutionRecord[];
@@ -46,6 +46,16 @@ const MAX_HEALTH_ROUNDS = 3;
 
 /** Stale marks recomputed per sweep (each its own transaction); the rest wait a minute. */
 const HEALTH_SWEEP_BATCH = 100;
+
+/**
+ * The window of a subject's episodes that health, SLA and handoff read: the newest
+ * SUPPORT_EPISODE_ROWS, their text cut to SUPPORT_TEXT_CHARS characters (escalation wording,
+ * attempted steps and recent context come from the start of a message). At most ~10 M
+ * characters per computation however large or long-lived the subject; sessions whose episodes
+ * are all older than the window count through their resolution records only.
+ */
+export const SUPPORT_EPISODE_ROWS = 5000;
+export const SUPPORT_TEXT_CHARS = 2000;
 
 /**
  * How long ingestion marks gather before their subjects' health is recomputed: long enough to
@@ -258,7 +268,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   }
 
   private async loadInputs(em: EntityManager, scope: TenantScope, subjectId: string): Promise<SupportInputs> {
-    const episodes = await this.episodes.listForSubject(em, scope, subjectId);
+    const episodes = await this.episodes.digests(em, scope, subjectId, { limit: SUPPORT_EPISODE_ROWS, textChars: SUPPORT_TEXT_CHARS });
     const resolutions = await this.repo.listResolutions(em, scope, subjectId);
     return { episodes: episodes.map(toSupportEpisode), resolutions };
   }
@@ -270,7 +280,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   }
 }
 
-function toSupportEpisode(row: EpisodeRow): SupportEpisode {
+function toSupportEpisode(row: EpisodeDigestRow): SupportEpisode {
   return { id: row.id, session_id: row.session_id, source: row.source, type: row.type, text: row.content_text, created_at: row.created_at };
 }
 

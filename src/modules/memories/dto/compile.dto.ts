@@ -20,9 +20,14 @@ export class CompileResultDto {
   subject_id: string;
   /** Memories stored by this call; 0 when every episode was already compiled. */
   memories_created: number;
-  /** The stored memories, in compilation order. */
+  /** The stored memories, in compilation order: the first COMPILE_ECHO_LIMIT (100) of them. */
   memories: MemoryDto[];
+  /** Stored memories not echoed in `memories` (read them with the timeline or search). */
+  memories_omitted: number;
 }
+
+/** Most memories a compile answer or a job status carries; the rest are counted in `memories_omitted`. */
+export const COMPILE_ECHO_LIMIT = 100;
 
 export class CompileJobAcceptedDto {
   job_id: string;
@@ -68,8 +73,10 @@ export class CompileJobDto {
   completed_at: Date | null;
   /** Present when completed. */
   memories_created?: number;
-  /** Present when completed: the memories the job stored (those still existing). */
+  /** Present when completed: the memories the job stored (those still existing), at most COMPILE_ECHO_LIMIT. */
   memories?: MemoryDto[];
+  /** Present when completed: stored memories not echoed in `memories`. */
+  memories_omitted?: number;
   /** Present when failed: a generic message with the request id of the failure in the service log. */
   error?: string;
 }
@@ -86,6 +93,7 @@ export function toCompileJobDto(job: CompileJobRow, memories: MemoryRow[] = []):
   if (job.status === 'completed') {
     dto.memories_created = job.memories_created ?? memories.length;
     dto.memories = memories.map(toMemoryDto);
+    dto.memories_omitted = Math.max(0, dto.memories_created - (job.memory_ids ?? []).length);
   }
   if (job.status === 'failed') dto.error = tenantVisibleJobError(job.id);
   return dto;

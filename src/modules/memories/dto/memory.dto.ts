@@ -2,6 +2,13 @@ import { ApiProperty } from '@nestjs/swagger';
 import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/modules/memories/memory-kinds';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/modules/memories/memory-kinds';
 
+/** Where a time-ordered page of a subject's memories stopped: the last row's (created_at, id). */
+export interface MemoryCursor {
+  /** created_at as ISO text with microseconds (exact, unlike a JS Date). */
+  at: string;
+  id: string;
+}
+
 /** A memories row as the repository reads it (the embedding only when asked for). */
 export interface MemoryRow {
   id: string;

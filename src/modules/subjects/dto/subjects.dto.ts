@@ -93,6 +93,12 @@ export class TimelineQueryDto {
   @IsOptional()
   @IsISO8601({ strict: true })
   as_of?: string;
+
+  /** `next_cursor` of the previous page: continues both lists after it. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 512)
+  cursor?: string;
 }
 
 export class TimelineDto {
@@ -101,4 +107,10 @@ export class TimelineDto {
   episodes: EpisodeDto[];
   /** Every status (superseded ones show the history), oldest first. */
   memories: MemoryDto[];
+  /**
+   * Set when either list has more rows than this page carries (beyond `limit`, or beyond the
+   * page's byte budget, SERVICE_READ_PAGE_BYTES per list): pass it as `cursor` for the next
+   * page. Null on the last page.
+   */
+  next_cursor: string | null;
 }
