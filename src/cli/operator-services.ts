@@ -25,7 +25,7 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
     // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
     const reads = ReadRouter.primaryOnly(db.dataSource);
     const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads);
-    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), admin, reads);
+    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), reads);
     return await fn({ admin, snapshots });
   } finally {
     await db.close();

@@ -18,11 +18,9 @@ import { JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
 import { ImportResultDto } from './dto/import.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';
 import {
-  type EpisodeItem,
   type EpisodeRow,
   formatTimestampMicros,
   idConflictMessage,
-  type MemoryItem,
   type MemoryRow,
   planImport,
   verifyDocument,
@@ -151,20 +149,8 @@ export class AdminService {
     };
   }
 
-  // For other operator modules (snapshots), inside their own transaction.
-
-  /** Every episode and memory of a subject in the export item shape, in export order. */
-  async readSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ episodes: EpisodeItem[]; memories: MemoryItem[] }> {
-    const counts: ExportCounts = { episodes: 0, memories: 0 };
-    const episodes: EpisodeItem[] = [];
-    const memories: MemoryItem[] = [];
-    for await (const e of this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes))) episodes.push(e);
-    for await (const m of this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS))) memories.push(m);
-    return { episodes, memories };
-  }
-
   /** Inserts planned rows as they are: ids, tenants, timestamps and compiled state included. */
-  async insertRows(em: EntityManager, episodes: readonly EpisodeRow[], memories: readonly MemoryRow[]): Promise<void> {
+  private async insertRows(em: EntityManager, episodes: readonly EpisodeRow[], memories: readonly MemoryRow[]): Promise<void> {
     await this.repo.insertEpisodes(em, episodes);
     await this.repo.insertMemories(em, memories);
   }

@@ -1,5 +1,4 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
-import { AdminModule } from 'src/modules/admin/admin.module';
 import { SnapshotsCleanupScheduler } from './snapshots-cleanup.scheduler';
 import { SnapshotsEnabledMiddleware } from './snapshots-enabled.middleware';
 import { SnapshotsController } from './snapshots.controller';
@@ -7,7 +6,6 @@ import { SnapshotsRepository } from './snapshots.repository';
 import { SnapshotsService } from './snapshots.service';
 
 @Module({
-  imports: [AdminModule],
   controllers: [SnapshotsController],
   providers: [SnapshotsService, SnapshotsRepository, SnapshotsCleanupScheduler],
   exports: [SnapshotsService],

@@ -61,6 +61,56 @@ export class SnapshotsRepository extends TenantScopedRepository {
     return row;
   }
 
+  /**
+   * Restores a snapshot subject into `target` in one statement, so a snapshot of any size costs
+   * the service no memory (the rows never leave the database). Contract restore rules:
+   * - every episode and memory gets a new id; `source_episode_ids` and `superseded_by` follow the
+   *   new ids, a reference to something outside the snapshot is kept as it is;
+   * - every timestamp moves by one shift, chosen so the newest episode's `created_at` is the
+   *   transaction's `now()` (the newest memory's when there is no episode); relative offsets
+   *   (order, validity windows, SLA timings) are kept. The shift is whole microseconds (no day
+   *   or month part), so it is exact in every time zone;
+   * - episode provenance records `restored_from_snapshot` and `original_episode_id`; memories
+   *   have no provenance object, so their metadata records `restored_from_snapshot` and
+   *   `original_memory_id` (overwriting the marks of an earlier restore).
+   * Rows keep their own tenant (the snapshot's).
+   */
+  async restoreSubject(em: EntityManager, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<{ episodes: number; memories: number }> {
+    const [row] = await this.scoped<{ episodes: number; memories: number }>(em, scope, (t) => sql`
+      WITH anchor AS MATERIALIZED (
+        SELECT coalesce((SELECT max(created_at) FROM episodes WHERE ${t()} AND subject_id = ${source}),
+                        (SELECT max(created_at) FROM memories WHERE ${t()} AND subject_id = ${source})) AS newest
+      ), shift AS MATERIALIZED (
+        SELECT coalesce(round(extract(epoch FROM now() - newest) * 1000000)::bigint, 0) * interval '1 microsecond' AS by FROM anchor
+      ), emap AS MATERIALIZED (
+        SELECT id AS old_id, gen_random_uuid() AS new_id FROM episodes WHERE ${t()} AND subject_id = ${source}
+      ), mmap AS MATERIALIZED (
+        SELECT id AS old_id, gen_random_uuid() AS new_id FROM memories WHERE ${t()} AND subject_id = ${source}
+      ), restored_episodes AS (
+        INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
+        SELECT m.new_id, e.tenant_id, ${target}, e.session_id, e.source, e.type, e.payload, e.metadata,
+          coalesce(e.provenance, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${snapshotId}::text, 'original_episode_id', e.id),
+          e.content_text, e.created_at + s.by, e.last_compiled_at + s.by
+        FROM episodes e JOIN emap m ON m.old_id = e.id CROSS JOIN shift s
+        ORDER BY e.created_at, e.seq
+        RETURNING 1
+      ), restored_memories AS (
+        INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at)
+        SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from + s.by, x.valid_to + s.by,
+          ARRAY(SELECT coalesce(em.new_id, r.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS r(id, ord)
+                LEFT JOIN emap em ON em.old_id = r.id ORDER BY r.ord),
+          coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${snapshotId}::text, 'original_memory_id', x.id),
+          x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin,
+          x.created_at + s.by, x.updated_at + s.by
+        FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by CROSS JOIN shift s
+        ORDER BY x.created_at, x.id
+        RETURNING 1
+      )
+      SELECT (SELECT count(*)::int FROM restored_episodes) AS episodes, (SELECT count(*)::int FROM restored_memories) AS memories`);
+    return row;
+  }
+
   async insert(em: EntityManager, scope: TenantScope, s: Omit<SnapshotRow, 'id' | 'tenant_id' | 'created_at'>): Promise<SnapshotRow> {
     const [row] = await this.stamped<SnapshotRow>(em, scope, (tenantId) => sql`
       INSERT INTO snapshots (tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count)

@@ -1,13 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ReadRouter } from 'src/db/read-replicas';
-import { AdminService } from 'src/modules/admin/admin.service';
 import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cleanup.dto';
 import { RestoreResultDto, SnapshotDto, SnapshotListDto, SnapshotRow, toSnapshotDto } from './dto/snapshot.dto';
-import { planRestore } from './restore-plan';
 import { SnapshotsRepository } from './snapshots.repository';
 import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 
@@ -27,7 +24,6 @@ export class SnapshotsService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: SnapshotsRepository,
-    private readonly admin: AdminService,
     private readonly reads: ReadRouter,
   ) {}
 
@@ -101,25 +97,24 @@ export class SnapshotsService {
   }
 
   /**
-   * Contract restore rules (see restore-plan.ts): new ids, remapped references, timestamps shifted
-   * so the newest episode is now, provenance naming the snapshot. The restored rows are added to
-   * whatever the target subject already holds; each keeps the snapshot row's tenant.
+   * Contract restore rules (SnapshotsRepository.restoreSubject): new ids, remapped references,
+   * timestamps shifted so the newest episode is now, provenance naming the snapshot. The restored
+   * rows are added to whatever the target subject already holds; each keeps the snapshot row's
+   * tenant. Set-based SQL: the rows never pass through the service's memory.
    */
   private async restore(targetSubjectId: string, find: (em: EntityManager) => Promise<SnapshotRow>): Promise<RestoreResultDto> {
     let tenantId: string | null = null;
     const result = await this.ds.transaction(async (em) => {
       const snapshot = await find(em);
       tenantId = snapshot.tenant_id;
-      const { episodes, memories } = await this.admin.readSubject(em, TenantScope.of(snapshot.tenant_id), snapshot.snapshot_subject_id);
-      const plan = planRestore({ snapshotId: snapshot.id, targetSubjectId, episodes, memories, now: new Date(), newId: randomUUID });
-      await this.admin.insertRows(em, plan.episodes, plan.memories);
+      const restored = await this.repo.restoreSubject(em, TenantScope.of(snapshot.tenant_id), snapshot.id, snapshot.snapshot_subject_id, targetSubjectId);
       return {
         snapshot_id: snapshot.id,
         name: snapshot.name,
         version: snapshot.version,
         target_subject_id: targetSubjectId,
-        episodes_restored: plan.episodes.length,
-        memories_restored: plan.memories.length,
+        episodes_restored: restored.episodes,
+        memories_restored: restored.memories,
       };
     });
     await this.reads.wrote(TenantScope.of(tenantId), [targetSubjectId]);

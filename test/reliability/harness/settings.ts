@@ -27,6 +27,10 @@ export const sizes = {
   replicaOps: () => count('RELIABILITY_REPLICA_OPS', 120, 2000),
   /** Outage cycles (stop/start of the private PostgreSQL). */
   outageCycles: () => count('RELIABILITY_OUTAGES', 1, 10),
+  /** ~2 MB episodes on one subject in the large-subject suite (the case is 70 of 1.5 MB). */
+  largeEpisodes: () => count('RELIABILITY_LARGE_EPISODES', 24, 70),
+  /** Small episodes on one subject in the large-subject suite. */
+  manyEpisodes: () => count('RELIABILITY_MANY_EPISODES', 3000, 100_000),
   /** SIGTERM rounds of the graceful-shutdown suite. */
   shutdownRounds: () => count('RELIABILITY_SHUTDOWNS', 1, 20),
 };
