@@ -103,6 +103,8 @@ async function runSteps(
         const sql: string[] = [];
         if (!opts.dryRun) await q.startTransaction();
         try {
+          // Migrations span every tenant: declared so, row-level security (0018) shows them every row.
+          await q.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
           const rq = recording(q, sql);
           if (step.direction === 'up') {
             await migration.up(rq);

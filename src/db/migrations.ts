@@ -16,6 +16,7 @@ import { Governance1700000000014 } from '../../migrations/0014_governance';
 import { WebhookEventCounts1700000000015 } from '../../migrations/0015_webhook_event_counts';
 import { ApiKeys1700000000016 } from '../../migrations/0016_api_keys';
 import { HealthRefreshMarks1700000000017 } from '../../migrations/0017_health_refresh_marks';
+import { TenantRowSecurity1700000000018 } from '../../migrations/0018_tenant_row_security';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -40,8 +41,12 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   WebhookEventCounts1700000000015,
   ApiKeys1700000000016,
   HealthRefreshMarks1700000000017,
+  TenantRowSecurity1700000000018,
 ];
 
-export const EXPECTED_HEAD = '0017_health_refresh_marks';
-/** Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). */
+export const EXPECTED_HEAD = '0018_tenant_row_security';
+/**
+ * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). Not
+ * 0018: it only adds row-level security policies, which this version satisfies and can do without.
+ */
 export const MINIMUM_COMPATIBLE = '0017_health_refresh_marks';

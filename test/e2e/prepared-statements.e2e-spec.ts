@@ -1,13 +1,14 @@
 import { DataSource } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
 import { run, statementName } from 'src/common/db/tenant-scoped.repository';
+import { TenantScope } from 'src/common/db/tenant-scope';
 import { createScratchDb, ScratchDb } from '../scratch-db';
 
 describe('queries run as prepared statements', () => {
   let scratch: ScratchDb;
   let ds: DataSource;
   const query = sql`SELECT ${41}::int + 1 AS answer`;
-  const prepared = () => run<{ answer: number }>(ds.manager, query, { prepared: true });
+  const prepared = () => run<{ answer: number }>(ds.manager, query, TenantScope.ALL, { prepared: true });
 
   beforeAll(async () => {
     scratch = await createScratchDb();
@@ -43,7 +44,7 @@ describe('queries run as prepared statements', () => {
 
   it('runs inside a transaction unprepared, so a failing Parse cannot abort the transaction', async () => {
     await ds.query('DEALLOCATE ALL');
-    const rows = await ds.transaction((em) => run<{ answer: number }>(em, raw('SELECT 7 AS answer'), { prepared: true }));
+    const rows = await ds.transaction((em) => run<{ answer: number }>(em, raw('SELECT 7 AS answer'), TenantScope.ALL, { prepared: true }));
     expect(rows).toEqual([{ answer: 7 }]);
     expect(await preparedNames()).toEqual([]);
   });

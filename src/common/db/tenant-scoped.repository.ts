@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SpanKind } from '@opentelemetry/api';
 import type { PoolClient } from 'pg';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { tracingEnabled, withSpan } from 'src/common/tracing/tracing';
 import { compile, SqlFragment } from './sql';
 import { TenantScope } from './tenant-scope';
@@ -28,7 +28,7 @@ export abstract class TenantScopedRepository {
       return scope.predicate(alias);
     });
     if (!used) throw new Error(`query on ${this.table} was built without its tenant predicate`);
-    return run<T>(em, fragment, opts);
+    return run<T>(em, fragment, scope, opts);
   }
 
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
@@ -38,7 +38,7 @@ export abstract class TenantScopedRepository {
     build: (tenantId: string | null) => SqlFragment,
     opts: RunOptions = {},
   ): Promise<T[]> {
-    return run<T>(em, build(scope.insertValue), opts);
+    return run<T>(em, build(scope.insertValue), scope, opts);
   }
 }
 
@@ -56,11 +56,30 @@ export interface RunOptions {
   prepared?: boolean;
 }
 
-export async function run<T>(em: EntityManager, fragment: SqlFragment, opts: RunOptions = {}): Promise<T[]> {
+/**
+ * Runs one statement of the data-access layer. Where PostgreSQL row-level security applies to the
+ * connected role (migration 0018; not for superusers or BYPASSRLS roles, so never on PGlite), the
+ * statement runs in a transaction that first declares its scope: `app.tenant_id` for a tenant's
+ * scope, `app.cross_tenant = 'on'` for TenantScope.ALL (single-tenant requests, operator
+ * endpoints, workers). Then a query that forgets its tenant predicate still sees only its
+ * tenant's rows. Inside a service's transaction the declaration is made once per scope change;
+ * outside one, the statement gets its own short transaction (set_config(…, true) lasts as long
+ * as the transaction, so nothing is left on a pooled or PgBouncer-shared session).
+ */
+export async function run<T>(em: EntityManager, fragment: SqlFragment, scope: TenantScope, opts: RunOptions = {}): Promise<T[]> {
   const { text, values } = compile(fragment);
   const exec = async (): Promise<T[]> => {
     const runner = em.queryRunner ?? em.connection.createQueryRunner();
     try {
+      const declare = (await rowSecurityApplies(em.connection, runner)) ? declaration(scope) : null;
+      if (declare && runner.isTransactionActive) {
+        if (declared.get(runner) !== declare.key) {
+          await runner.query(declare.sql, declare.params);
+          declared.set(runner, declare.key);
+        }
+      } else if (declare) {
+        return await runDeclared<T>(runner, declare, text, values, opts.prepared === true);
+      }
       // Outside a transaction only: a failed Parse below would abort the transaction.
       if (opts.prepared && !em.queryRunner) return await runPrepared<T>((await runner.connect()) as PoolClient, text, values);
       const result = await runner.query(text, values, true);
@@ -73,6 +92,69 @@ export async function run<T>(em: EntityManager, fragment: SqlFragment, opts: Run
   // The span carries the statement with its $n placeholders, never the parameter values.
   const operation = text.trimStart().split(/\s/, 1)[0].toUpperCase();
   return withSpan('db.query', { 'db.system.name': 'postgresql', 'db.operation.name': operation, 'db.query.text': text.slice(0, MAX_SPAN_SQL_CHARS) }, exec, SpanKind.CLIENT);
+}
+
+interface Declaration {
+  key: string;
+  sql: string;
+  params: string[];
+}
+
+function declaration(scope: TenantScope): Declaration {
+  const cross = scope.filtered ? 'off' : 'on';
+  const tenant = scope.tenantId ?? '';
+  return {
+    key: `${cross}|${tenant}`,
+    sql: `SELECT set_config('app.tenant_id', $1, true), set_config('app.cross_tenant', $2, true)`,
+    params: [tenant, cross],
+  };
+}
+
+/** What each open transaction's runner has declared (a runner serves one transaction at a time). */
+const declared = new WeakMap<QueryRunner, string>();
+
+/** Whether policies bind the role this data source connects as; asked once per data source. */
+const rowSecurity = new WeakMap<DataSource, Promise<boolean>>();
+
+/** `via`: the runner the caller holds (PGlite has one connection: asking on another would wait for it forever). */
+export function rowSecurityApplies(ds: DataSource, via?: QueryRunner): Promise<boolean> {
+  let applies = rowSecurity.get(ds);
+  if (applies === undefined) {
+    applies = (via ?? ds)
+      .query(`SELECT NOT (rolsuper OR rolbypassrls) AS applies FROM pg_roles WHERE rolname = current_user`)
+      .then((rows: { applies: boolean }[]) => rows[0]?.applies === true);
+    // A failed check (database down) is asked again next time rather than remembered.
+    applies.catch(() => rowSecurity.delete(ds));
+    rowSecurity.set(ds, applies);
+  }
+  return applies;
+}
+
+/**
+ * One statement in its own transaction after the scope's declaration. A prepared statement that
+ * the session disagrees about (see runPrepared) aborts the transaction, so each retry starts a
+ * new one.
+ */
+async function runDeclared<T>(runner: QueryRunner, declare: Declaration, text: string, values: unknown[], prepared: boolean): Promise<T[]> {
+  const client = prepared ? ((await runner.connect()) as PoolClient) : null;
+  for (let attempt = 1; ; attempt++) {
+    await runner.query('BEGIN');
+    try {
+      await runner.query(declare.sql, declare.params);
+      let rows: T[];
+      if (client && attempt < 3) rows = (await client.query({ name: statementName(text), text, values })).rows as T[];
+      else if (client) rows = (await client.query(text, values)).rows as T[];
+      else rows = ((await runner.query(text, values, true)).records ?? []) as T[];
+      await runner.query('COMMIT');
+      return rows;
+    } catch (err) {
+      await runner.query('ROLLBACK').catch(() => undefined);
+      const code = (err as { code?: string }).code;
+      if (!client || attempt === 3 || (code !== DUPLICATE_PREPARED_STATEMENT && code !== UNDEFINED_PREPARED_STATEMENT)) throw err;
+      forgetPrepared(client, statementName(text));
+      if (code === DUPLICATE_PREPARED_STATEMENT) await client.query(`DEALLOCATE ${statementName(text)}`).catch(() => undefined);
+    }
+  }
 }
 
 /**
@@ -111,12 +193,16 @@ async function runPrepared<T>(client: PoolClient, text: string, values: unknown[
     } catch (err) {
       const code = (err as { code?: string }).code;
       if (attempt === 3 || (code !== DUPLICATE_PREPARED_STATEMENT && code !== UNDEFINED_PREPARED_STATEMENT)) throw err;
-      // The driver's record of parsed statements (pg internals): forget the name so it is parsed again.
-      const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
-      if (connection?.parsedStatements) delete connection.parsedStatements[name];
+      forgetPrepared(client, name);
       if (code === DUPLICATE_PREPARED_STATEMENT) await client.query(`DEALLOCATE ${name}`).catch(() => undefined);
     }
   }
+}
+
+/** The driver's record of parsed statements (pg internals): forget the name so it is parsed again. */
+function forgetPrepared(client: PoolClient, name: string): void {
+  const connection = (client as unknown as { connection?: { parsedStatements?: Record<string, string> } }).connection;
+  if (connection?.parsedStatements) delete connection.parsedStatements[name];
 }
 
 /** Hot queries are long; a span keeps their start, enough to tell them apart. */

@@ -32,13 +32,17 @@ export class CompileJobsRepository extends TenantScopedRepository {
   /** Takes up to `limit` pending jobs, oldest first; SKIP LOCKED lets every process claim concurrently. */
   async claim(em: EntityManager, limit: number): Promise<CompileJobRow[]> {
     return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
-      WITH claimed AS (
+      -- MATERIALIZED: the LIMIT picks ids once. As a plain IN (subquery) the planner may rescan
+      -- it per row (it does under row-level security), and SKIP LOCKED then claims a new job
+      -- on every rescan: more than limit rows, the extra ones left running unseen.
+      WITH picked AS MATERIALIZED (
+        SELECT id FROM compile_jobs WHERE ${t()} AND status = 'pending'
+        ORDER BY created_at
+        FOR UPDATE SKIP LOCKED
+        LIMIT ${limit}
+      ), claimed AS (
         UPDATE compile_jobs SET status = 'running', started_at = now(), attempts = attempts + 1, updated_at = now()
-        WHERE id IN (
-          SELECT id FROM compile_jobs WHERE ${t()} AND status = 'pending'
-          ORDER BY created_at
-          FOR UPDATE SKIP LOCKED
-          LIMIT ${limit})
+        WHERE id IN (SELECT id FROM picked)
         RETURNING ${COLUMNS})
       SELECT * FROM claimed ORDER BY created_at`);
   }

@@ -71,15 +71,18 @@ export class WebhooksRepository extends TenantScopedRepository {
   async claimDue(em: EntityManager, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
     return this.scoped<WebhookEventRow>(em, TenantScope.ALL, (t) => sql`
       -- Wrapped so the batch comes back oldest first (UPDATE … RETURNING has no order).
-      WITH claimed AS (
-      UPDATE webhook_events SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
-      WHERE id IN (
+      -- MATERIALIZED: the LIMIT picks ids once; a rescanned IN (subquery), as the planner may
+      -- choose under row-level security, would lease a new batch on every rescan.
+      WITH picked AS MATERIALIZED (
         SELECT id FROM webhook_events
         WHERE ${t()} AND status = 'pending' AND next_attempt_at <= now()
           AND (locked_until IS NULL OR locked_until < now())
         ORDER BY next_attempt_at
         LIMIT ${limit}
-        FOR UPDATE SKIP LOCKED)
+        FOR UPDATE SKIP LOCKED
+      ), claimed AS (
+      UPDATE webhook_events SET locked_until = now() + make_interval(secs => ${leaseMs / 1000})
+      WHERE id IN (SELECT id FROM picked)
       RETURNING ${COLUMNS})
       SELECT * FROM claimed ORDER BY next_attempt_at`);
   }
