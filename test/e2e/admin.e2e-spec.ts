@@ -304,6 +304,29 @@ describe('admin endpoints', () => {
       expect(doc.episodes[0].created_at).toBe('2026-01-02T03:04:05.123456+00:00');
     });
 
+    it('carries sensitivity labels through export and import, written only on labelled memories', async () => {
+      await wipe();
+      const remember = (body: object) => request(t.http).post('/v1/memories').set('X-Tenant-ID', 'acme').send({ subject_id: 'labelled', kind: 'profile_fact', ...body }).expect(201);
+      const plain = (await remember({ content: 'I live in Oslo.' })).body.id;
+      const medical = (await remember({ content: 'I take insulin.', sensitivity_labels: ['health'] })).body.id;
+      const text = (await exportText('labelled', '?tenant_id=acme')).body as string;
+      const doc = JSON.parse(text) as { memories: { id: string; sensitivity_labels?: string[] }[]; checksum: string };
+      expect(doc.memories.find((m) => m.id === medical)!.sensitivity_labels).toEqual(['health']);
+      expect('sensitivity_labels' in doc.memories.find((m) => m.id === plain)!).toBe(false);
+      expect(doc.checksum).toBe(checksumOf(text));
+      await wipe();
+      await postImport(`{"document": ${text}}`).expect(200);
+      const rows = await t.ds.query(`SELECT id, sensitivity_labels FROM memories ORDER BY content`);
+      expect(rows).toEqual([{ id: plain, sensitivity_labels: [] }, { id: medical, sensitivity_labels: ['health'] }]);
+      // A label the PATCH endpoint would refuse is refused in a document too.
+      const bad = text.replace('["health"]', '["no spaces"]');
+      const rehashed = bad.replace(/"checksum": "[0-9a-f]+"/, `"checksum": "${checksumOf(bad)}"`);
+      await wipe();
+      const refused = await postImport(`{"document": ${rehashed}}`).expect(400);
+      expect(refused.body.error.code).toBe('invalid_document');
+      expect(refused.body.error.message).toContain('sensitivity_labels[0]');
+    });
+
     it('keeps every microsecond through import and re-export, so the re-export carries the original checksum', async () => {
       await wipe();
       const original = JSON.parse(PYTHON_DOCUMENT) as { checksum: string };

@@ -98,8 +98,8 @@ describe('snapshots', () => {
       // Spread the episodes an hour apart so the restore's time shift is visible.
       await t.ds.query(`UPDATE episodes SET created_at = created_at - interval '1 hour', last_compiled_at = now() WHERE id = $1`, [e1]);
       const [fact] = await t.ds.query(
-        `INSERT INTO memories (tenant_id, subject_id, kind, content, confidence, source_episode_ids, embedding)
-         VALUES ('acme', 'live_demo', 'profile_fact', 'Prefers tea', 1, $1::uuid[], '{0.5,0.25}') RETURNING id`,
+        `INSERT INTO memories (tenant_id, subject_id, kind, content, confidence, source_episode_ids, embedding, sensitivity_labels)
+         VALUES ('acme', 'live_demo', 'profile_fact', 'Prefers tea', 1, $1::uuid[], '{0.5,0.25}', '{diet}') RETURNING id`,
         [[e1, e2]],
       );
       await t.ds.query(
@@ -129,6 +129,9 @@ describe('snapshots', () => {
       // The copy's memories point at the copy's episodes.
       const [copiedFact] = await t.ds.query(`SELECT source_episode_ids FROM memories WHERE subject_id = '_snapshot/demo/v1' AND content = 'Prefers tea'`);
       expect(copiedFact.source_episode_ids).toEqual(copies.map((c: { id: string }) => c.id));
+      // Labels go with the copy, so the tenant's policy still governs it when restored.
+      const [labels] = await t.ds.query(`SELECT sensitivity_labels FROM memories WHERE subject_id = '_snapshot/demo/v1' AND content = 'Prefers tea'`);
+      expect(labels.sensitivity_labels).toEqual(['diet']);
     });
 
     it('refuses an unusable name, a missing subject and bad metadata', async () => {
@@ -171,6 +174,7 @@ describe('snapshots', () => {
       expect(coffee.source_episode_ids).toEqual([episodes[0].id]);
       expect(coffee.superseded_by).toBe(tea.id);
       expect(tea.metadata).toMatchObject({ restored_from_snapshot: v1.id });
+      expect((await t.ds.query(`SELECT sensitivity_labels FROM memories WHERE id = $1`, [tea.id]))[0].sensitivity_labels).toEqual(['diet']);
     });
 
     it('restores the latest version by name', async () => {

@@ -114,7 +114,7 @@ export class AdminRepository extends TenantScopedRepository {
         ${ts('valid_from')} AS valid_from, ${ts('valid_to')} AS valid_to,
         source_episode_ids::text[] AS source_episode_ids, metadata::text AS metadata, status, embedding,
         attribute_key, superseded_by::text AS superseded_by,
-        ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at
+        ${ts('created_at')} AS created_at, ${ts('updated_at')} AS updated_at, sensitivity_labels::text[] AS sensitivity_labels
       FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId}
         ${after ? sql`AND (m.created_at, m.id) > (${after.createdAt}::timestamptz, ${after.key}::uuid)` : raw('')}
@@ -168,13 +168,15 @@ export class AdminRepository extends TenantScopedRepository {
         const chunk = group.slice(i, i + INSERT_CHUNK).map((r, ord) => ({ ...r, embedding: r.embedding?.length ? r.embedding : null, ord }));
         await this.stamped(em, TenantScope.of(tenantId), (tenant) => sql`
           INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-            metadata, status, attribute_key, superseded_by, embedding, created_at, updated_at)
+            metadata, status, attribute_key, superseded_by, embedding, created_at, updated_at, sensitivity_labels)
           SELECT m.id, ${tenant}, m.subject_id, m.kind, m.content, m.summary, m.confidence, m.valid_from, m.valid_to, m.source_episode_ids,
-            m.metadata_json::jsonb, m.status, m.attribute_key, m.superseded_by, m.embedding, m.created_at, m.updated_at
+            m.metadata_json::jsonb, m.status, m.attribute_key, m.superseded_by, m.embedding, m.created_at, m.updated_at,
+            coalesce(m.sensitivity_labels, '{}')
           FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS m(
             id uuid, subject_id varchar, kind varchar, content text, summary text, confidence double precision,
             valid_from timestamptz, valid_to timestamptz, source_episode_ids uuid[], metadata_json text, status varchar,
-            attribute_key varchar, superseded_by uuid, embedding real[], created_at timestamptz, updated_at timestamptz, ord bigint)
+            attribute_key varchar, superseded_by uuid, embedding real[], created_at timestamptz, updated_at timestamptz,
+            sensitivity_labels varchar[], ord bigint)
           ORDER BY m.ord`);
       }
     }

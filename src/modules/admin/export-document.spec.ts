@@ -65,6 +65,7 @@ function memory(overrides: Partial<MemoryItem> = {}): MemoryItem {
     superseded_by: null,
     created_at: '2026-01-02T03:04:05.123456+00:00',
     updated_at: '2026-01-02T03:04:05.123456+00:00',
+    sensitivity_labels: [],
     ...overrides,
   };
 }

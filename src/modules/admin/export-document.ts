@@ -10,7 +10,7 @@
  *   Python's `isoformat()` of a UTC datetime with microseconds. Imported timestamps are
  *   normalised to that form (one without an offset is read as UTC).
  * - Extra keys beyond the existing implementation's (episode `session_id`; memory
- *   `attribute_key`, `superseded_by`) keep our own round trips lossless. They are written only
+ *   `attribute_key`, `superseded_by`, `sensitivity_labels`) keep our own round trips lossless. They are written only
  *   when set, and a timestamp on a whole second is written without its fraction, as Python's
  *   `isoformat()` writes it: an imported document of the existing implementation then
  *   re-exports to the same items and the same checksum (compat.md, "Timestamps"). Documents
@@ -24,6 +24,7 @@ import { createHash } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { MEMORY_KINDS, MEMORY_STATUSES, type MemoryKind, type MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
 import { PyFloat, pythonJson, sha256Hex } from './python-json';
 
 export const EXPORT_FORMAT_VERSION = '1.0';
@@ -67,6 +68,8 @@ export interface MemoryItem {
   superseded_by: string | null;
   created_at: string;
   updated_at: string;
+  /** Written only when the memory has labels, so unlabelled documents keep the 0.6.1 shape. */
+  sensitivity_labels: string[];
 }
 
 export interface ExportHeader {
@@ -170,6 +173,7 @@ const TIMESTAMP_KEYS = ['created_at', 'last_compiled_at', 'valid_from', 'valid_t
 function asWritten<T extends EpisodeItem | MemoryItem>(item: T): Partial<T> {
   const out: Record<string, unknown> = { ...item };
   for (const key of OPTIONAL_KEYS) if (out[key] === null) delete out[key];
+  if (Array.isArray(out.sensitivity_labels) && out.sensitivity_labels.length === 0) delete out.sensitivity_labels;
   for (const key of TIMESTAMP_KEYS) {
     const value = out[key];
     if (typeof value === 'string') out[key] = pythonIsoformat(value);
@@ -299,7 +303,16 @@ function readMemory(value: unknown, path: string): MemoryItem {
     superseded_by: o.superseded_by == null ? null : uuidAt(o.superseded_by, `${path}.superseded_by`),
     created_at: createdAt,
     updated_at: o.updated_at == null ? createdAt : timestampAt(o.updated_at, `${path}.updated_at`),
+    sensitivity_labels: labelsAt(o.sensitivity_labels, `${path}.sensitivity_labels`),
   };
+}
+
+/** Optional; normalised and limited as `PATCH /v1/memories/{id}/labels` does. */
+function labelsAt(value: unknown, path: string): string[] {
+  if (value == null) return [];
+  const result = normaliseLabels(arrayAt(value, path));
+  if ('labels' in result) return result.labels;
+  invalid(`${path}[${result.problems[0].index}]`, result.problems[0].msg);
 }
 
 function rejectDuplicates(items: readonly { id: string }[], path: string): void {

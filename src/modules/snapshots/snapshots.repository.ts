@@ -49,11 +49,12 @@ export class SnapshotsRepository extends TenantScopedRepository {
         RETURNING 1
       ), copied_memories AS (
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at)
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at, sensitivity_labels)
         SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from, x.valid_to,
           ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
                 LEFT JOIN emap em ON em.old_id = s.id ORDER BY s.ord),
-          x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin, x.created_at, x.updated_at
+          x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin, x.created_at, x.updated_at,
+          x.sensitivity_labels
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
         RETURNING 1
       )
@@ -96,13 +97,13 @@ export class SnapshotsRepository extends TenantScopedRepository {
         RETURNING 1
       ), restored_memories AS (
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at)
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at, sensitivity_labels)
         SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from + s.by, x.valid_to + s.by,
           ARRAY(SELECT coalesce(em.new_id, r.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS r(id, ord)
                 LEFT JOIN emap em ON em.old_id = r.id ORDER BY r.ord),
           coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${snapshotId}::text, 'original_memory_id', x.id),
           x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin,
-          x.created_at + s.by, x.updated_at + s.by
+          x.created_at + s.by, x.updated_at + s.by, x.sensitivity_labels
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by CROSS JOIN shift s
         ORDER BY x.created_at, x.id
         RETURNING 1
