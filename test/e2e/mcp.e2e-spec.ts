@@ -215,6 +215,27 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(facts).toEqual([plain.id]);
   });
 
+  it('reads as of an earlier instant through get_context, search_memories and get_timeline', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const subject = 'mcp/as-of';
+    const first = structured<{ id: string }>(await client.callTool({ name: 'remember', arguments: { subject_id: subject, kind: 'profile_fact', content: 'I am on the Team plan.' } }));
+    await new Promise((r) => setTimeout(r, 20));
+    const before = new Date().toISOString();
+    await new Promise((r) => setTimeout(r, 20));
+    await client.callTool({ name: 'remember', arguments: { subject_id: subject, kind: 'profile_fact', content: 'I am on the Enterprise plan.' } });
+    const now = structured<{ memories: { content: string }[] }>(await client.callTool({ name: 'search_memories', arguments: { subject_id: subject } }));
+    expect(now.memories.map((m) => m.content)).toEqual(['I am on the Enterprise plan.']);
+    const then = structured<{ memories: { id: string; content: string }[] }>(await client.callTool({ name: 'search_memories', arguments: { subject_id: subject, as_of: before } }));
+    expect(then.memories.map((m) => m.id)).toEqual([first.id]);
+    const context = await client.callTool({ name: 'get_context', arguments: { subject_id: subject, task: 'Which plan is the customer on?', as_of: before } });
+    expect(text(context)).toContain('Team plan');
+    expect(text(context)).not.toContain('Enterprise plan');
+    const timeline = structured<{ memories: { id: string; status: string }[] }>(await client.callTool({ name: 'get_timeline', arguments: { subject_id: subject, as_of: before } }));
+    expect(timeline.memories.map((m) => [m.id, m.status])).toEqual([[first.id, 'active']]);
+    const future = await client.callTool({ name: 'search_memories', arguments: { subject_id: subject, as_of: '2999-01-01T00:00:00Z' } });
+    expect(structured<{ error: { code: string } }>(future).error.code).toBe('validation_error');
+  });
+
   it('keeps tenants apart', async () => {
     const other = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-b' });
     const context = await other.callTool({ name: 'get_context', arguments: { subject_id: 'mcp/user-1', task: 'Write to Juno' } });

@@ -64,6 +64,9 @@ const receiptFields = {
   parent_receipt_id: optionalId('The receipt this call follows from, for multi-step agents.'),
 };
 
+// As-of reads (docs/governance.md, section 3): the same field as the REST reads.
+const asOf = z.string().max(64).optional().describe('ISO-8601 instant in the past: answer as the memory stood then (default now).');
+
 /** The caller of an MCP read, as the policy reads it. */
 function callerOf(args: { caller_id?: unknown; caller_type?: unknown }): { caller_id: string | null; caller_type: string | null } {
   return { caller_id: typeof args.caller_id === 'string' ? args.caller_id : null, caller_type: typeof args.caller_type === 'string' ? args.caller_type : null };
@@ -188,6 +191,7 @@ export class McpService {
           task: z.string().min(1).max(4000).describe('What you are about to do, in plain words; relevance is judged against it.'),
           max_tokens: z.int().min(1).max(128000).optional().describe('Budget of the markdown in tokens (default 4000).'),
           session_id: sessionId.optional().describe('The conversation happening now: its items rank higher.'),
+          as_of: asOf,
           ...receiptFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
@@ -227,6 +231,7 @@ export class McpService {
           kind: z.enum(MEMORY_KINDS).optional().describe('Only memories of this kind.'),
           semantic: z.boolean().optional().describe('Rank by meaning (cosine similarity) instead of substring match.'),
           limit: z.int().min(1).max(100).optional().describe('1–100, default 20.'),
+          as_of: asOf,
           ...callerFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
@@ -323,6 +328,7 @@ export class McpService {
           subject_id: subjectId,
           limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).'),
           cursor: z.string().min(1).max(512).optional().describe('next_cursor of the previous page (pages are also bounded in bytes).'),
+          as_of: asOf,
           ...callerFields,
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
@@ -330,7 +336,7 @@ export class McpService {
       tool('get_timeline', async (ctx, args: { caller_id?: unknown; caller_type?: unknown }) => {
         const { caller_id: _id, caller_type: _type, ...rest } = args;
         const q = await this.check(TimelineQueryDto, rest);
-        const timeline = await this.subjects.timeline(ctx, q.subject_id, q.limit, q.cursor);
+        const timeline = await this.subjects.timeline(ctx, q.subject_id, q.limit, q.cursor, q.as_of);
         return ok({ ...timeline, memories: await this.governed(ctx, args, timeline.memories) });
       }),
     );
