@@ -147,7 +147,8 @@ describe('authentication before routing and before the body (API key set)', () =
   it('reports auth "key" on /readyz and serves one readiness answer for about a second', async () => {
     const first = await request(t.http).get('/readyz').expect(200);
     expect(first.body).toMatchObject({ status: 'ready', auth: 'key' });
-    await t.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at) VALUES ('s', 'running', now() - interval '31 minutes')`);
+    // Stuck: claimed over 30 minutes ago and its lease not renewed since.
+    await t.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at, updated_at) VALUES ('s', 'running', now() - interval '31 minutes', now() - interval '31 minutes')`);
     try {
       expect((await request(t.http).get('/readyz').expect(200)).body.status).toBe('ready');
       await new Promise((r) => setTimeout(r, READINESS_CACHE_MS + 50));
