@@ -114,6 +114,26 @@ async function main(): Promise<void> {
           );
         }
       }
+      if (size === 1000) {
+        // What a receipt adds to the context path (docs/governance.md): the same requests with and
+        // without emit_receipt, interleaved one by one so the machine's drift hits both alike.
+        const withReceipt: number[] = [];
+        const without: number[] = [];
+        const t0 = performance.now();
+        for (let i = 0; i < cfg.contextN * 2; i++) {
+          const receipt = i % 2 === 1;
+          const body = { subject_id: sid, task: TASKS[(i >> 1) % TASKS.length], max_tokens: 4000, ...(receipt ? { emit_receipt: true } : {}) };
+          const s = performance.now();
+          await api.call('POST', '/v1/context', body);
+          (receipt ? withReceipt : without).push(performance.now() - s);
+        }
+        const half = (performance.now() - t0) / 2;
+        record(`context ~${size} memories, budget 4000, no receipt (interleaved)`, { samples: without, wallMs: half });
+        record(`context ~${size} memories, budget 4000, emit_receipt (interleaved)`, { samples: withReceipt, wallMs: half });
+        const p95 = (xs: number[]) => summarise(xs, half).p95;
+        const p50 = (xs: number[]) => summarise(xs, half).p50;
+        rows.push({ scenario: 'receipt cost: p50 / p95 added', value: `${(p50(withReceipt) - p50(without)).toFixed(2)} / ${(p95(withReceipt) - p95(without)).toFixed(2)}`, unit: 'ms' });
+      }
       const q = encodeURIComponent('export');
       record(`text search ~${size} memories`, await load(cfg.searchN, 1, () => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${q}&limit=20`)));
       record(`semantic search ~${size} memories`, await load(cfg.searchN, 1, (i) => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${encodeURIComponent(TASKS[i % TASKS.length])}&semantic=true&limit=20`)));

@@ -38,7 +38,7 @@ describe('admin endpoints', () => {
   });
   afterAll(() => t.close());
 
-  const wipe = () => t.ds.query('TRUNCATE episodes, memories, compile_jobs');
+  const wipe = () => t.ds.query('TRUNCATE episodes, memories, compile_jobs, receipts');
 
   async function postEpisode(subject: string, tenant: string, payload: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
     const res = await request(t.http)
@@ -146,8 +146,10 @@ describe('admin endpoints', () => {
       await insertMemory({ subject_id: 'legacy', content: 'old fact' });
       await insertMemory({ subject_id: 'audit', tenant_id: 'acme', content: 'new fact' });
       await insertJob('legacy', null, 'completed', '2026-01-01T00:00:00Z');
+      // A receipt written before tenants were required.
+      await t.ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body) VALUES ('01JAUDITRECEIPT0000000000A', NULL, 'legacy', 'retrieval', '{}')`);
       const res = await request(t.http).get('/admin/tenant-audit').expect(200);
-      expect(res.body.null_tenant_rows).toEqual({ episodes: 2, memories: 1, compile_jobs: 1 });
+      expect(res.body.null_tenant_rows).toEqual({ episodes: 2, memories: 1, compile_jobs: 1, receipts: 1 });
       expect(res.body.guidance).toMatch(/backfill/i);
     });
 
@@ -155,7 +157,7 @@ describe('admin endpoints', () => {
       await wipe();
       await postEpisode('audit', 'acme', { text: 'scoped' });
       const res = await request(t.http).get('/admin/tenant-audit').expect(200);
-      expect(res.body.null_tenant_rows).toEqual({ episodes: 0, memories: 0, compile_jobs: 0 });
+      expect(res.body.null_tenant_rows).toEqual({ episodes: 0, memories: 0, compile_jobs: 0, receipts: 0 });
       expect(typeof res.body.guidance).toBe('string');
     });
   });

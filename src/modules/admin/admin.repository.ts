@@ -52,12 +52,13 @@ export class AdminRepository extends TenantScopedRepository {
   }
 
   /** Contract "Tenant isolation" rule 4: rows lacking a tenant_id, per table. */
-  async countNullTenantRows(em: EntityManager): Promise<{ episodes: number; memories: number; compile_jobs: number }> {
-    const [row] = await this.scoped<{ episodes: number; memories: number; compile_jobs: number }>(em, TenantScope.ALL, (t) => sql`
+  async countNullTenantRows(em: EntityManager): Promise<{ episodes: number; memories: number; compile_jobs: number; receipts: number }> {
+    const [row] = await this.scoped<{ episodes: number; memories: number; compile_jobs: number; receipts: number }>(em, TenantScope.ALL, (t) => sql`
       SELECT
         (SELECT count(*)::int FROM episodes WHERE ${t()} AND tenant_id IS NULL) AS episodes,
         (SELECT count(*)::int FROM memories WHERE ${t()} AND tenant_id IS NULL) AS memories,
-        (SELECT count(*)::int FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL) AS compile_jobs`);
+        (SELECT count(*)::int FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL) AS compile_jobs,
+        (SELECT count(*)::int FROM receipts WHERE ${t()} AND tenant_id IS NULL) AS receipts`);
     return row;
   }
 

@@ -62,12 +62,12 @@ export class AdminService {
 
   async tenantAudit(): Promise<TenantAuditDto> {
     const counts = await this.repo.countNullTenantRows(this.ds.manager);
-    const total = counts.episodes + counts.memories + counts.compile_jobs;
+    const total = counts.episodes + counts.memories + counts.compile_jobs + counts.receipts;
     const guidance =
       total === 0
-        ? 'Every episode, memory and compile job has a tenant_id; nothing to backfill.'
+        ? 'Every episode, memory, compile job and receipt has a tenant_id; nothing to backfill.'
         : `${total} row(s) have no tenant_id (created before tenant support). A tenant-filtered query never returns them; ` +
-          'an unfiltered one returns them with everything else. Either backfill tenant_id on episodes, memories and compile_jobs ' +
+          'an unfiltered one returns them with everything else. Either backfill tenant_id on episodes, memories, compile_jobs and receipts ' +
           "(e.g. update episodes set tenant_id = '<tenant>' where tenant_id is null and subject_id = '<subject>'), " +
           'or accept them as legacy rows shared by all tenants.';
     return { null_tenant_rows: counts, guidance };

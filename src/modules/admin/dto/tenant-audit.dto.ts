@@ -2,6 +2,8 @@ export class NullTenantRowsDto {
   episodes: number;
   memories: number;
   compile_jobs: number;
+  /** Context and handoff receipts (docs/governance.md) written without a tenant. */
+  receipts: number;
 }
 
 export class TenantAuditDto {
