@@ -15,10 +15,11 @@ describe('migrations', () => {
   let scratch: ScratchDb;
   let ds: DataSource;
 
+  // A fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner.
   beforeAll(async () => {
     scratch = await createScratchDb();
     ds = await scratch.open();
-  });
+  }, 180_000);
   afterAll(async () => {
     await ds?.destroy();
     await scratch?.drop();
@@ -96,7 +97,7 @@ describe('schema guard and preflight', () => {
     const ds = await scratch.open();
     await upgrade(ds, '0009');
     await ds.destroy();
-  });
+  }, 180_000);
   afterAll(() => scratch?.drop());
 
   const env = () => ({ SERVICE_DATABASE_URL: scratch.url, SERVICE_DATABASE_POOL_SIZE: String(scratch.poolSize) });
