@@ -136,7 +136,8 @@ if (!isPglite()) {
     });
 
     it('orphaned jobs: concurrent resets return each orphan once in total', async () => {
-      await a.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at, attempts) SELECT 'orph-' || g, 'running', now() - interval '2 hours', 1 FROM generate_series(1, 20) g`);
+      // Orphans: claimed long ago and their lease (updated_at, renewed by a live worker) lapsed too.
+      await a.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at, updated_at, attempts) SELECT 'orph-' || g, 'running', now() - interval '2 hours', now() - interval '2 hours', 1 FROM generate_series(1, 20) g`);
       const results = await Promise.all([a.app.get(CompileJobsWorker).resetOrphaned(30), b.app.get(CompileJobsWorker).resetOrphaned(30)]);
       const ids = results.flat().map((j) => j.id);
       expect(ids).toHaveLength(20);
