@@ -6,8 +6,8 @@ import type { VectorMode } from 'src/db/vector-support';
 import { EMBEDDING_PROVIDER } from 'src/modules/memories/embeddings/embedding-provider';
 import type { EmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
 import { MemoriesRepository } from 'src/modules/memories/memories.repository';
-import { episodesAsOfCte } from 'src/modules/episodes/episodes-as-of';
-import { memoriesAsOfCte } from 'src/modules/memories/memories-as-of';
+import { episodesAsOfCte } from 'src/modules/episodes/episodes-as-of.sql';
+import { memoriesAsOfCte } from 'src/modules/memories/memories-as-of.sql';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
 
 /**

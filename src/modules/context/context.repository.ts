@@ -7,7 +7,7 @@ import type { VectorMode } from 'src/db/vector-support';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
-import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of';
+import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of.sql';
 
 /** A memory candidate with what context assembly needs from the episode it was compiled from. */
 export interface MemoryCandidateRow extends MemoryRow {

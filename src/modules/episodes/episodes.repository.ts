@@ -6,7 +6,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeCursor, EpisodeDigestRow, EpisodeRow, EpisodeWireRow } from './dto/episode.dto';
-import { episodesAsOfCte } from './episodes-as-of';
+import { episodesAsOfCte } from './episodes-as-of.sql';
 
 export interface NewEpisode {
   id: string;

@@ -5,7 +5,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryRow } from './dto/memory.dto';
-import { asOfCtes, asOfWith } from './memories-as-of';
+import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
 
 export interface NewMemory {

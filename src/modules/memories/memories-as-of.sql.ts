@@ -1,6 +1,6 @@
 import { asOfBound, withClause } from 'src/common/db/as-of';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
-import { episodesAsOfCte } from 'src/modules/episodes/episodes-as-of';
+import { episodesAsOfCte } from 'src/modules/episodes/episodes-as-of.sql';
 
 /**
  * The memories table as it stood at `at` (docs/governance.md, As-of reads), as a CTE named
