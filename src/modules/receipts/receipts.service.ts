@@ -126,17 +126,20 @@ export class ReceiptsService {
     if (!gov.emit) return { receipt_id: null, receipt_emitted: false };
     try {
       const body = this.buildBody(ctx, gov, record);
-      await this.ds.transaction(async (em) => {
-        await this.repo.insert(em, ctx.scope, body);
-        if (this.config.receiptWebhooks) {
+      if (!this.config.receiptWebhooks) {
+        // One statement commits by itself: no BEGIN/COMMIT round trips on the context path.
+        await this.repo.insert(this.ds.manager, ctx.scope, body);
+      } else {
+        await this.ds.transaction(async (em) => {
+          await this.repo.insert(em, ctx.scope, body);
           await this.webhooks.enqueue(em, ctx.scope, 'receipt.created', {
             receipt_id: body.receipt_id,
             subject_id: body.subject_id,
             mode: body.mode,
             context_hash: body.output.context_hash,
           });
-        }
-      });
+        });
+      }
       metrics.receipts.inc({ outcome: 'written' });
       return { receipt_id: body.receipt_id, receipt_emitted: true };
     } catch (err) {
