@@ -5,19 +5,9 @@ import request from 'supertest';
 import { exportCommand, importCommand } from 'src/cli/transfer.command';
 import { loadConfig } from 'src/config/app-config';
 import { createTestApp, testEnv } from '../app-factory';
+import { captureOutput } from '../cli-capture';
 
-async function quiet<T>(fn: () => Promise<T>): Promise<{ value: T; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation((c) => ((stdout += String(c)), true));
-  const err = jest.spyOn(process.stderr, 'write').mockImplementation((c) => ((stderr += String(c)), true));
-  try {
-    return { value: await fn(), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
-}
+const quiet = captureOutput;
 
 describe('export and import CLI commands', () => {
   const dir = mkdtempSync(join(tmpdir(), 'memsvc-cli-'));

@@ -6,6 +6,7 @@ import { READINESS_CACHE_MS } from 'src/modules/ops/ops.service';
 import { keysCommand } from 'src/cli/keys.command';
 import { loadConfig } from 'src/config/app-config';
 import { createTestApp, TestApp, testEnv } from '../app-factory';
+import { captureOutput } from '../cli-capture';
 
 /** The secret part of `msk_<id>_<secret>`; the base64url secret may itself contain `_`. */
 const secretOf = (key: string): string => key.slice('msk_'.length + 12 + 1);
@@ -196,16 +197,9 @@ describe('open access (no API key, no stored key)', () => {
 describe('keys CLI command', () => {
   const config = () => loadConfig(testEnv({ SERVICE_API_KEY: MASTER }));
   async function cli(args: string[]): Promise<string> {
-    let stdout = '';
-    const out = jest.spyOn(process.stdout, 'write').mockImplementation((c) => ((stdout += String(c)), true));
-    const err = jest.spyOn(process.stderr, 'write').mockImplementation(() => true);
-    try {
-      expect(await keysCommand(config(), args)).toBe(0);
-      return stdout;
-    } finally {
-      out.mockRestore();
-      err.mockRestore();
-    }
+    const { value: code, stdout } = await captureOutput(() => keysCommand(config(), args));
+    expect(code).toBe(0);
+    return stdout;
   }
 
   it('creates, lists, rotates and revokes keys that the running service honours without a restart', async () => {

@@ -3,6 +3,7 @@ import { snapshotCommand } from 'src/cli/snapshot.command';
 import { loadConfig } from 'src/config/app-config';
 import { SnapshotsCleanupScheduler } from 'src/modules/snapshots/snapshots-cleanup.scheduler';
 import { createTestApp, TestApp, testEnv } from '../app-factory';
+import { captureOutput } from '../cli-capture';
 
 function expectEnvelope(res: request.Response, status: number, code: string) {
   expect(res.status).toBe(status);
@@ -12,16 +13,8 @@ function expectEnvelope(res: request.Response, status: number, code: string) {
 
 /** Runs a CLI command function with stdout/stderr captured. */
 async function runCli(fn: () => Promise<number>): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const out = jest.spyOn(process.stdout, 'write').mockImplementation((chunk) => ((stdout += String(chunk)), true));
-  const err = jest.spyOn(process.stderr, 'write').mockImplementation((chunk) => ((stderr += String(chunk)), true));
-  try {
-    return { code: await fn(), stdout, stderr };
-  } finally {
-    out.mockRestore();
-    err.mockRestore();
-  }
+  const { value: code, stdout, stderr } = await captureOutput(fn);
+  return { code, stdout, stderr };
 }
 
 describe('snapshot endpoints while ENABLE_SNAPSHOTS is false', () => {

@@ -7,6 +7,7 @@ import { WebhookDeliveryWorker } from 'src/modules/webhooks/webhook-delivery.wor
 import { WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { WebhooksRepository } from 'src/modules/webhooks/webhooks.repository';
 import { createTestApp, TestApp, testEnv } from '../app-factory';
+import { captureOutput } from '../cli-capture';
 
 /** Answers 410 (permanent: dead letter at once) for subjects starting with "dead", else 200. */
 async function startReceiver(): Promise<{ url: string; server: Server }> {
@@ -171,17 +172,8 @@ describe('webhook outbox counts for /metrics and /admin/webhooks/stats', () => {
 
 describe('webhooks prune command', () => {
   async function runCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const o = jest.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-    const e = jest.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-    try {
-      const code = await webhooksCommand(loadConfig(testEnv({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' })), args);
-      return { code, out, err };
-    } finally {
-      o.mockRestore();
-      e.mockRestore();
-    }
+    const { value: code, stdout: out, stderr: err } = await captureOutput(() => webhooksCommand(loadConfig(testEnv({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' })), args));
+    return { code, out, err };
   }
 
   it('deletes everything past the given retention until done, and leaves the counts exact', async () => {

@@ -7,6 +7,7 @@ import { webhooksCommand } from 'src/cli/webhooks.command';
 import { loadConfig } from 'src/config/app-config';
 import { WebhookDeliveryWorker } from 'src/modules/webhooks/webhook-delivery.worker';
 import { createTestApp, isPglite, TestApp, testEnv } from '../app-factory';
+import { captureOutput } from '../cli-capture';
 
 interface Received {
   headers: IncomingHttpHeaders;
@@ -414,17 +415,8 @@ describe('webhook delivery across restarts', () => {
 
 describe('webhooks requeue-dead command', () => {
   async function runCli(args: string[]): Promise<{ code: number; out: string; err: string }> {
-    let out = '';
-    let err = '';
-    const o = jest.spyOn(process.stdout, 'write').mockImplementation((c) => ((out += String(c)), true));
-    const e = jest.spyOn(process.stderr, 'write').mockImplementation((c) => ((err += String(c)), true));
-    try {
-      const code = await webhooksCommand(loadConfig(testEnv({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' })), args);
-      return { code, out, err };
-    } finally {
-      o.mockRestore();
-      e.mockRestore();
-    }
+    const { value: code, stdout: out, stderr: err } = await captureOutput(() => webhooksCommand(loadConfig(testEnv({ SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' })), args));
+    return { code, out, err };
   }
 
   it('re-queues the listed dead letters, then all of them, with progress on stderr', async () => {
