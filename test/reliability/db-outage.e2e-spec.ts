@@ -2,7 +2,8 @@ import { isPglite } from '../app-factory';
 import { call, rawRequest } from './harness/http-raw';
 import { Ledger } from './harness/ledger';
 import { PrivatePostgres } from './harness/private-pg';
-import { baseEnv, provisionDb, ServiceProcess, startService } from './harness/service-process';
+import { BlackholeProxy } from './harness/blackhole-proxy';
+import { baseEnv, provisionDb, ServiceDb, ServiceProcess, startService } from './harness/service-process';
 import { eventually, rng, seed, sizes, sleep } from './harness/settings';
 import { WebhookReceiver } from './harness/webhook-receiver';
 import { clientLoop } from './harness/workload';
@@ -125,6 +126,73 @@ if (!isPglite()) {
       expect(svc.lines.some((l) => l.includes('database unavailable'))).toBe(true);
     });
   });
+
+  /**
+   * A database that stops answering without closing anything (a network partition, a stopped
+   * VM: no RST, no FIN), against the built service started as `npm run start:prod` starts it.
+   * A loopback proxy between the service and PostgreSQL goes silent, then answers again. While
+   * it is silent every request ends with 503 `service_unavailable` in the envelope within the
+   * client query timeout (never a hung socket, never a 500), /readyz says 503, and the process
+   * stays up; afterwards the service recovers by itself. PostgreSQL only: the embedded engine has
+   * no network between the service and its database.
+   */
+  const QUERY_TIMEOUT_MS = 1500;
+
+  describe('a database that stops answering, against the production-started service', () => {
+    let db: ServiceDb;
+    let proxy: BlackholeProxy;
+    let svc: ServiceProcess;
+
+    beforeAll(async () => {
+      db = await provisionDb('postgres');
+      const url = db.env.SERVICE_DATABASE_URL;
+      proxy = BlackholeProxy.forUrl(url);
+      await proxy.start();
+      svc = await startService(
+        baseEnv({ SERVICE_DATABASE_URL: proxy.rewrite(url), SERVICE_DATABASE_QUERY_TIMEOUT_MS: String(QUERY_TIMEOUT_MS), SERVICE_WORKERS_ENABLED: 'false' }),
+        { prodFlags: true, readyTimeoutMs: 180_000 },
+      );
+    }, 240_000);
+
+    afterAll(async () => {
+      proxy?.thaw();
+      await svc?.stop();
+      await proxy?.stop();
+      await db?.drop();
+    }, 60_000);
+
+    const post = (text: string) =>
+      rawRequest(svc.base, {
+        method: 'POST',
+        path: '/v1/episodes',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ subject_id: 'hung', source: 'user', type: 'note', payload: { text } }),
+        timeoutMs: 60_000,
+      });
+    const get = (path: string) => rawRequest(svc.base, { method: 'GET', path, timeoutMs: 60_000 });
+
+    it('answers 503 in the envelope while the database is silent, stays up, and recovers by itself', async () => {
+      expect((await post('before the partition')).status).toBe(201);
+      proxy.freeze();
+      // Readiness answers are cached for about a second: let the healthy one expire.
+      await new Promise((r) => setTimeout(r, 1100));
+      const answers = await Promise.all([post('during the partition'), get('/v1/timeline?subject_id=hung'), get('/v1/memories/search?subject_id=hung&q=x'), get('/readyz')]);
+      for (const r of answers) expect(r.status).toBe(503);
+      for (const r of answers.slice(0, 3)) expect((r.json as { error: { code: string } }).error.code).toBe('service_unavailable');
+      expect((await get('/healthz')).status).toBe(200);
+      expect(svc.child.exitCode).toBeNull();
+
+      proxy.thaw();
+      await eventually('readiness after the partition', 60_000, async () => (await get('/readyz')).status === 200);
+      expect((await post('after the partition')).status).toBe(201);
+      const timeline = (await get('/v1/timeline?subject_id=hung')).json as { episodes: { payload: { text: string } }[] };
+      const texts = timeline.episodes.map((e) => e.payload.text);
+      expect(texts).toEqual(expect.arrayContaining(['before the partition', 'after the partition']));
+      expect(svc.child.exitCode).toBeNull();
+      expect(svc.lines.join('\n')).not.toMatch(/heap limit|unhandled/i);
+    }, 180_000);
+  });
+
 }
 
 if (isPglite()) {
