@@ -8,6 +8,7 @@ import type { OpenAPIObject, OperationObject, ParameterObject, SchemaObject } fr
 import request from 'supertest';
 import { surfaceOf } from 'src/common/auth/principal';
 import { createTestApp, TestApp } from '../app-factory';
+import { SupportService } from 'src/modules/support/support.service';
 
 const MASTER = 'tenant-sweep-master';
 const A = 'tenant-a';
@@ -88,6 +89,9 @@ describe('tenant sweep: a key bound to tenant B learns and changes nothing of te
     ids.receipt = context.body.receipt_id;
     ids.job = (await asA(request(t.http).post('/v1/memories/compile')).send({ subject_id: SUBJECT, async: true }).expect(202)).body.job_id;
     ids.event = (await t.ds.query(`SELECT id::text FROM webhook_events WHERE tenant_id = $1 LIMIT 1`, [A]))[0].id;
+    // A's own writes scheduled a health recomputation: let it run now, not during the sweep,
+    // where it would change A's health_cache row and look like B's doing.
+    await t.app.get(SupportService).drainHealthRefresh();
     for (const k of ['episode', 'memory', 'receipt', 'job', 'event']) {
       expect(ids[k]).toEqual(expect.any(String));
       never[k] = randomUUID();

@@ -117,7 +117,13 @@ describe(`subjects with ${N} episodes of ~2 MB and ${MANY} small episodes (built
         subject_id: SMALL, session_id: `t${(start + k) % 7}`, source: (start + k) % 2 ? 'agent' : 'user', type: 'conversation',
         payload: { messages: [{ role: (start + k) % 2 ? 'assistant' : 'user', content: `Ticket note ${start + k}: the export job is slow again.` }] },
       }));
-      const res = await call(svc.base, 'POST', '/v1/episodes/batch', { episodes }, {}, 120_000);
+      // A busy embedded engine may shed a batch with 503 + Retry-After before writing anything
+      // (its one connection stayed taken past the wait limit); a client retries after the wait.
+      let res = await call(svc.base, 'POST', '/v1/episodes/batch', { episodes }, {}, 120_000);
+      for (let attempt = 1; res.status === 503 && attempt < 5; attempt++) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(res.headers.get('retry-after') ?? 1)));
+        res = await call(svc.base, 'POST', '/v1/episodes/batch', { episodes }, {}, 120_000);
+      }
       expect(res.status).toBe(201);
       smallCount += episodes.length;
     }
