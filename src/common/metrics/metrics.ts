@@ -156,6 +156,12 @@ export const metrics = {
     labelNames: ['tool', 'transport', 'outcome'] as const,
     registers: [registry],
   }),
+  ingestGroupSize: new Histogram({
+    name: 'memory_ingest_group_size',
+    help: 'Single-episode requests (POST /v1/episodes) written by one group commit.',
+    buckets: [1, 2, 4, 8, 16, 32, 64],
+    registers: [registry],
+  }),
   dbReads: new Counter({
     name: 'memory_db_reads_total',
     help: 'Reads that may use a read replica, by where they ran (replica, primary) and why: replica, no_replica (none configured healthy), unreplayed_write (read-your-writes), replica_failed (run again on the primary).',

@@ -5,6 +5,8 @@ import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
+import { GroupCommit } from 'src/common/db/group-commit';
+import { metrics } from 'src/common/metrics/metrics';
 import { ReadRouter } from 'src/db/read-replicas';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
@@ -18,6 +20,9 @@ import { EpisodesRepository, NewEpisode } from './episodes.repository';
  * that happened twice within one request.
  */
 const MAX_IDEMPOTENCY_ROUNDS = 3;
+
+/** Most single-episode requests committed together (one INSERT of at most this many rows). */
+const MAX_INGEST_GROUP = 64;
 
 /** Called after an ingestion commits (e.g. Support recomputes health for subjects with sessions). */
 export type IngestListener = (scope: TenantScope, episodes: EpisodeRow[]) => Promise<void>;
@@ -34,15 +39,46 @@ export class EpisodesService {
     private readonly webhooks: WebhooksService,
   ) {}
 
+  /**
+   * POST /v1/episodes. Concurrent single-episode requests are group-committed (see
+   * GroupCommit): one transaction and one multi-row INSERT for what arrived while the previous
+   * group was committing, each request answered after that commit. One event row per episode
+   * created, idempotency keys and errors per request, exactly as when each ran alone.
+   */
   async create(ctx: Ctx, dto: CreateEpisodeDto): Promise<EpisodeDto> {
-    const [episode] = await this.write(async (em) => {
-      const { rows, created } = await this.insert(em, ctx.scope, [dto]);
-      for (const row of created) await this.webhooks.enqueue(em, ctx.scope, 'episode.created', { id: row.id, subject_id: row.subject_id });
-      return rows;
-    });
-    await this.reads.wrote(ctx.scope, [episode.subject_id]);
-    await this.notify(ctx.scope, [episode]);
-    return toEpisodeDto(episode);
+    return toEpisodeDto(await this.singles.submit({ scope: ctx.scope, dto }));
+  }
+
+  private readonly singles = new GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>((items) => this.writeSingles(items), {
+    maxGroup: MAX_INGEST_GROUP,
+    maxInFlight: 1,
+    onGroup: (n) => metrics.ingestGroupSize.observe(n),
+  });
+
+  /** One group of single-episode requests: one transaction, one INSERT per tenant in the group (usually one). */
+  private async writeSingles(items: { scope: TenantScope; dto: CreateEpisodeDto }[]): Promise<EpisodeRow[]> {
+    const byTenant = new Map<string | null, number[]>();
+    items.forEach((item, i) => byTenant.set(item.scope.tenantId, [...(byTenant.get(item.scope.tenantId) ?? []), i]));
+    const out: EpisodeRow[] = new Array(items.length);
+    const work = async (em: EntityManager) => {
+      for (const positions of byTenant.values()) {
+        const scope = items[positions[0]].scope;
+        const { rows, created } = await this.insert(em, scope, positions.map((i) => items[i].dto));
+        positions.forEach((i, j) => (out[i] = rows[j]));
+        await this.webhooks.enqueueMany(em, scope, created.map((row) => ({ event: 'episode.created', data: { id: row.id, subject_id: row.subject_id } })));
+      }
+    };
+    // A group needs its transaction even without webhooks: its idempotency read-back must not
+    // fail after the INSERT committed, or the one-by-one retry would store keyless rows twice.
+    if (this.webhooks.enabled || items.length > 1) await this.ds.transaction(work);
+    else await work(this.ds.manager);
+    for (const positions of byTenant.values()) {
+      const scope = items[positions[0]].scope;
+      const rows = positions.map((i) => out[i]);
+      await this.reads.wrote(scope, rows.map((r) => r.subject_id));
+      await this.notify(scope, rows);
+    }
+    return out;
   }
 
   /** All-or-nothing: one transaction, one INSERT; the response keeps request order. */
