@@ -8,7 +8,10 @@
  *
  * Each submission settles only after its group's `write` has returned (committed). When a
  * group fails, its members are written again one by one, so a bad row fails only its own
- * request: `write` must be all-or-nothing (one transaction) for that retry to be safe.
+ * request: `write` must be all-or-nothing (one transaction) for that retry to be safe. A failure
+ * that `retryAlone` refuses (one whose outcome is unknown, e.g. the connection broke during
+ * COMMIT: the group may have committed) fails every member with it instead: a retry could
+ * store a second copy of rows without an idempotency key.
  */
 export class GroupCommit<I, O> {
   private queue: { item: I; resolve: (o: O) => void; reject: (e: unknown) => void }[] = [];
@@ -16,7 +19,7 @@ export class GroupCommit<I, O> {
 
   constructor(
     private readonly write: (items: I[]) => Promise<O[]>,
-    private readonly opts: { maxGroup: number; maxInFlight: number; onGroup?: (size: number) => void },
+    private readonly opts: { maxGroup: number; maxInFlight: number; onGroup?: (size: number) => void; retryAlone?: (err: unknown) => boolean },
   ) {}
 
   submit(item: I): Promise<O> {
@@ -43,7 +46,10 @@ export class GroupCommit<I, O> {
       const out = await this.write(group.map((g) => g.item));
       group.forEach((g, i) => g.resolve(out[i]));
     } catch (err) {
-      if (group.length === 1) return group[0].reject(err);
+      if (group.length === 1 || this.opts.retryAlone?.(err) === false) {
+        for (const g of group) g.reject(err);
+        return;
+      }
       await Promise.all(
         group.map(async (g) => {
           try {

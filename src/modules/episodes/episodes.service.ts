@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
+import { isDatabaseUnavailable } from 'src/common/errors/database-unavailable';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { GroupCommit } from 'src/common/db/group-commit';
 import { metrics } from 'src/common/metrics/metrics';
@@ -53,6 +54,9 @@ export class EpisodesService {
     maxGroup: MAX_INGEST_GROUP,
     maxInFlight: 1,
     onGroup: (n) => metrics.ingestGroupSize.observe(n),
+    // A database that went away may have committed the group before answering: its members get
+    // the 503 (clients retry with their idempotency keys) rather than a second write each.
+    retryAlone: (err) => !isDatabaseUnavailable(err),
   });
 
   /** One group of single-episode requests: one transaction, one INSERT per tenant in the group (usually one). */
