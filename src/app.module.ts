@@ -1,6 +1,5 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
-import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { AllExceptionsFilter } from 'src/common/errors/all-exceptions.filter';
 import { AuthGate } from 'src/common/auth/auth-gate';
@@ -44,8 +43,6 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     // Before the database and the routes: spans for HTTP requests and queries (off unless configured).
     TracingModule,
     DatabaseModule,
-    // Crons (hourly cleanups); each checks WORKERS_ENABLED before doing work.
-    ScheduleModule.forRoot(),
     ThrottleModule,
     ApiKeysModule,
     OpsModule,

@@ -1,4 +1,5 @@
-import type { EntityManager } from 'typeorm';
+import type { DataSource } from 'typeorm';
+import { AdvisoryLock, tryXactLock, xactLock } from 'src/common/db/advisory-locks';
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
@@ -26,7 +27,7 @@ export async function jobsCommand(config: AppConfig, args: string[]): Promise<nu
       out(`requeued ${jobs.length} failed job(s)`);
       return 0;
     }
-    const reset = await resetOrphanedJobs(db.dataSource.manager, minutes, config.compileJobMaxAttempts, err);
+    const reset = await resetOrphanedJobs(db.dataSource, minutes, config.compileJobMaxAttempts, err);
     out(`reset ${reset} job(s) to pending`);
     return 0;
   } finally {
@@ -47,10 +48,18 @@ function parseMinutes(args: string[]): number {
  * killed workers mid-job). Returns the number of jobs reset; reports each one through `log`.
  * A threshold under the lease also shortens the lease: `--older-than-minutes 0` is the operator
  * saying no worker is running (every process stopped or killed), so every running job is taken.
+ * Under the workers' orphan lock: while a worker's reset runs, this waits for it, then resets
+ * what is left.
  */
-export async function resetOrphanedJobs(em: EntityManager, olderThanMinutes: number, maxAttempts: number, log: (line: string) => void): Promise<number> {
+export async function resetOrphanedJobs(ds: DataSource, olderThanMinutes: number, maxAttempts: number, log: (line: string) => void): Promise<number> {
   log(`looking for compile jobs running for more than ${olderThanMinutes} minute(s) whose lease lapsed…`);
-  const jobs = await new CompileJobsRepository().resetOrphaned(em, olderThanMinutes, Math.min(JOB_LEASE_MINUTES, olderThanMinutes), maxAttempts);
+  const jobs = await ds.transaction(async (em) => {
+    if (!(await tryXactLock(em, AdvisoryLock.CompileJobsOrphans))) {
+      log('a worker is resetting orphaned jobs right now; waiting for it to finish…');
+      await xactLock(em, AdvisoryLock.CompileJobsOrphans);
+    }
+    return new CompileJobsRepository().resetOrphaned(em, olderThanMinutes, Math.min(JOB_LEASE_MINUTES, olderThanMinutes), maxAttempts);
+  });
   for (const job of jobs) log(`  ${job.status === 'failed' ? 'failed' : 'reset'} ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)} attempts=${job.attempts}`);
   return jobs.filter((j) => j.status !== 'failed').length;
 }

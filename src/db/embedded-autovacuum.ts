@@ -1,6 +1,6 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Interval } from '@nestjs/schedule';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import type { Database } from './data-source';
@@ -10,6 +10,7 @@ import { DATABASE } from './database.tokens';
 const THRESHOLD_ROWS = 50;
 const ANALYZE_SCALE = 0.1;
 const VACUUM_SCALE = 0.2;
+const EVERY_MS = 10_000;
 
 interface TableStats {
   relname: string;
@@ -27,9 +28,9 @@ interface TableStats {
  * counters PGlite does keep. A real PostgreSQL server has its own autovacuum: this does nothing.
  */
 @Injectable()
-export class EmbeddedAutovacuum {
+export class EmbeddedAutovacuum implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('autovacuum');
-  private running = false;
+  private readonly loop = PollingLoop.every('embedded autovacuum', this.logger, EVERY_MS, () => this.runOnce());
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -37,17 +38,21 @@ export class EmbeddedAutovacuum {
     private readonly ds: DataSource,
   ) {}
 
-  @Interval('embedded-autovacuum', 10_000)
-  async tick(): Promise<void> {
-    if (!this.config.workersEnabled || this.db.engine !== 'pglite' || this.running) return;
-    this.running = true;
-    try {
-      await this.runOnce();
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'embedded autovacuum round failed; next round retries');
-    } finally {
-      this.running = false;
-    }
+  /** Only on the embedded engine with workers on. */
+  get enabled(): boolean {
+    return this.config.workersEnabled && this.db.engine === 'pglite';
+  }
+
+  get isRunning(): boolean {
+    return this.loop.isRunning;
+  }
+
+  onApplicationBootstrap(): void {
+    if (this.enabled) this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
   }
 
   /** One round: VACUUM ANALYZE or ANALYZE each table past its threshold; returns what ran. */

@@ -1,4 +1,5 @@
 import { DataSource, QueryRunner } from 'typeorm';
+import { AdvisoryLock, withSessionLock } from 'src/common/db/advisory-locks';
 import { EXPECTED_HEAD, MIGRATIONS, Revision } from './migrations';
 
 /**
@@ -6,8 +7,6 @@ import { EXPECTED_HEAD, MIGRATIONS, Revision } from './migrations';
  * Applied revisions are rows of `schema_migrations`. Each step runs in its own transaction
  * under an advisory lock, so two replicas starting at once migrate once.
  */
-const LOCK_KEY = 741_852_963;
-
 export interface MigrationStatus {
   current_revision: string | null;
   expected_head: string;
@@ -87,47 +86,47 @@ async function runSteps(
   const results: StepResult[] = [];
   await q.connect();
   try {
-    await q.query(`SELECT pg_advisory_lock(${LOCK_KEY})`);
-    // DDL over large tables may run longer than SERVICE_DATABASE_STATEMENT_TIMEOUT_MS allows
-    // requests; RESET afterwards returns the pooled connection to its configured limit.
-    await q.query(`SET statement_timeout = 0`);
-    try {
-      // A dry run is one transaction rolled back at the end, because each step needs the
-      // schema the previous one made.
-      if (opts.dryRun) await q.startTransaction();
-      await ensureTable(q);
-      const steps = plan(await readStatus(q));
-      for (const step of steps) {
-        const M = MIGRATIONS.find((m) => new m().revision === step.revision)!;
-        const migration: Revision = new M();
-        const sql: string[] = [];
-        if (!opts.dryRun) await q.startTransaction();
-        try {
-          // Migrations span every tenant: declared so, row-level security (0018) shows them every row.
-          await q.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
-          const rq = recording(q, sql);
-          if (step.direction === 'up') {
-            await migration.up(rq);
-            await q.query(`INSERT INTO schema_migrations (revision) VALUES ($1)`, [step.revision]);
-          } else {
-            await migration.down(rq);
-            await q.query(`DELETE FROM schema_migrations WHERE revision = $1`, [step.revision]);
+    await withSessionLock(q, AdvisoryLock.Migrations, true, async () => {
+      // DDL over large tables may run longer than SERVICE_DATABASE_STATEMENT_TIMEOUT_MS allows
+      // requests; RESET afterwards returns the pooled connection to its configured limit.
+      await q.query(`SET statement_timeout = 0`);
+      try {
+        // A dry run is one transaction rolled back at the end, because each step needs the
+        // schema the previous one made.
+        if (opts.dryRun) await q.startTransaction();
+        await ensureTable(q);
+        const steps = plan(await readStatus(q));
+        for (const step of steps) {
+          const M = MIGRATIONS.find((m) => new m().revision === step.revision)!;
+          const migration: Revision = new M();
+          const sql: string[] = [];
+          if (!opts.dryRun) await q.startTransaction();
+          try {
+            // Migrations span every tenant: declared so, row-level security (0018) shows them every row.
+            await q.query(`SELECT set_config('app.cross_tenant', 'on', true)`);
+            const rq = recording(q, sql);
+            if (step.direction === 'up') {
+              await migration.up(rq);
+              await q.query(`INSERT INTO schema_migrations (revision) VALUES ($1)`, [step.revision]);
+            } else {
+              await migration.down(rq);
+              await q.query(`DELETE FROM schema_migrations WHERE revision = $1`, [step.revision]);
+            }
+            if (!opts.dryRun) await q.commitTransaction();
+          } catch (err) {
+            await q.rollbackTransaction();
+            throw new Error(`migration ${step.revision} (${step.direction}) failed: ${(err as Error).message}`);
           }
-          if (!opts.dryRun) await q.commitTransaction();
-        } catch (err) {
-          await q.rollbackTransaction();
-          throw new Error(`migration ${step.revision} (${step.direction}) failed: ${(err as Error).message}`);
+          const result = { ...step, sql };
+          results.push(result);
+          opts.onStep?.(result);
         }
-        const result = { ...step, sql };
-        results.push(result);
-        opts.onStep?.(result);
+        if (opts.dryRun) await q.rollbackTransaction();
+      } finally {
+        if (q.isTransactionActive) await q.rollbackTransaction();
+        await q.query(`RESET statement_timeout`);
       }
-      if (opts.dryRun) await q.rollbackTransaction();
-    } finally {
-      if (q.isTransactionActive) await q.rollbackTransaction();
-      await q.query(`RESET statement_timeout`);
-      await q.query(`SELECT pg_advisory_unlock(${LOCK_KEY})`);
-    }
+    });
   } finally {
     await q.release();
   }

@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { TenantScope } from 'src/common/db/tenant-scope';
-import { MemoriesRepository, SUBJECT_LOCK_KEY_SQL } from 'src/modules/memories/memories.repository';
+import { SUBJECT_LOCK_KEY_SQL } from 'src/common/db/advisory-locks';
+import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 
 /**

@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { resetOrphanedJobs } from 'src/cli/jobs.command';
+import { AdvisoryLock, advisoryLockKeySql } from 'src/common/db/advisory-locks';
 import { RateLimitCleanup } from 'src/common/throttle/rate-limit-cleanup.service';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
@@ -99,10 +101,10 @@ if (!isPglite()) {
     });
 
     const cleanups: [string, string, (t: TestApp) => Promise<unknown>, (v: unknown) => boolean][] = [
-      ['rate-limit windows', `SELECT pg_advisory_xact_lock(720009)`, (t) => t.app.get(RateLimitCleanup).runOnce(), (v) => v === null],
-      ['orphaned compile jobs', `SELECT pg_advisory_xact_lock(hashtextextended('memory-service:compile-jobs-orphans', 0))`, (t) => t.app.get(CompileJobsWorker).resetOrphaned(0), (v) => Array.isArray(v) && v.length === 0],
-      ['snapshot subjects', `SELECT pg_advisory_xact_lock(hashtext('snapshots.cleanup'))`, (t) => t.app.get(SnapshotsService).scheduledCleanup(), (v) => v === null],
-      ['webhook retention', `SELECT pg_advisory_xact_lock(hashtextextended('memory-service:webhook-retention', 0))`, (t) => t.app.get(WebhookRetention).runOnce(), (v) => v === null],
+      ['rate-limit windows', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.RateLimitCleanup)})`, (t) => t.app.get(RateLimitCleanup).runOnce(), (v) => v === null],
+      ['orphaned compile jobs', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.CompileJobsOrphans)})`, (t) => t.app.get(CompileJobsWorker).resetOrphaned(0), (v) => Array.isArray(v) && v.length === 0],
+      ['snapshot subjects', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.SnapshotsCleanup)})`, (t) => t.app.get(SnapshotsService).scheduledCleanup(), (v) => v === null],
+      ['webhook retention', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.WebhookRetention)})`, (t) => t.app.get(WebhookRetention).runOnce(), (v) => v === null],
     ];
 
     it.each(cleanups)('%s: skipped by both while another process holds the lock', async (_name, lockSql, run, skipped) => {
@@ -115,6 +117,23 @@ if (!isPglite()) {
       } finally {
         await holder.query('ROLLBACK');
       }
+    });
+
+    it('jobs reset-orphaned waits for the lock a worker holds, then resets what is left', async () => {
+      await a.ds.query(`INSERT INTO compile_jobs (subject_id, status, started_at, updated_at, attempts) VALUES ('cli-orph', 'running', now() - interval '2 hours', now() - interval '2 hours', 1)`);
+      await holder.query('BEGIN');
+      await holder.query(`SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.CompileJobsOrphans)})`);
+      const lines: string[] = [];
+      let done = false;
+      const reset = resetOrphanedJobs(a.ds, 30, 3, (l) => lines.push(l)).finally(() => (done = true));
+      try {
+        await eventually('the command to wait for the lock', 10_000, async () => lines.join('\n').includes('waiting for it'));
+        expect(done).toBe(false);
+      } finally {
+        await holder.query('ROLLBACK');
+      }
+      expect(await reset).toBe(1);
+      await a.ds.query(`DELETE FROM compile_jobs WHERE subject_id = 'cli-orph'`);
     });
 
     it('rate-limit windows: concurrent runs delete each expired window once in total', async () => {

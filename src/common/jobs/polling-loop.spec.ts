@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
 import { PollingLoop } from './polling-loop';
+import { SingleFlight } from './single-flight';
 
 function quietLogger(): { logger: Logger; warns: string[]; logs: string[] } {
   const warns: string[] = [];
@@ -85,5 +86,57 @@ describe('PollingLoop', () => {
     const loop = new PollingLoop('w', logger, 1, async () => false);
     await expect(loop.stop()).resolves.toBeUndefined();
     expect(loop.isRunning).toBe(false);
+  });
+
+  it('every: the first run one interval after start, then one per interval, never overlapping', async () => {
+    const { logger } = quietLogger();
+    let runs = 0;
+    let active = 0;
+    let overlapped = false;
+    const loop = PollingLoop.every('task', logger, 30, async () => {
+      overlapped ||= active > 0;
+      active++;
+      runs++;
+      await new Promise((r) => setTimeout(r, 20));
+      active--;
+    });
+    loop.start();
+    await tick();
+    expect(runs).toBe(0);
+    for (let i = 0; i < 100 && runs < 3; i++) await tick();
+    expect(runs).toBeGreaterThanOrEqual(3);
+    expect(overlapped).toBe(false);
+    await loop.stop();
+    expect(loop.isRunning).toBe(false);
+  });
+});
+
+describe('SingleFlight', () => {
+  it('joins a run in progress and starts a new one after it ended', async () => {
+    const flight = new SingleFlight<number>();
+    let started = 0;
+    let release: (() => void) | null = null;
+    const work = () => new Promise<number>((r) => {
+      started++;
+      release = () => r(started);
+    });
+    const a = flight.run(work);
+    const b = flight.run(work);
+    expect(flight.running).toBe(true);
+    release!();
+    expect(await a).toBe(1);
+    expect(await b).toBe(1);
+    expect(flight.running).toBe(false);
+    const c = flight.run(work);
+    release!();
+    expect(await c).toBe(2);
+  });
+
+  it('settled waits for the run and never rejects', async () => {
+    const flight = new SingleFlight<void>();
+    const failing = flight.run(() => Promise.reject(new Error('down')));
+    await expect(flight.settled()).resolves.toBeUndefined();
+    await expect(failing).rejects.toThrow('down');
+    await expect(flight.settled()).resolves.toBeUndefined();
   });
 });

@@ -1,10 +1,20 @@
 import { Logger } from '@nestjs/common';
 
+export interface PollingLoopOptions {
+  /** Sleep one interval before the first round (maintenance tasks); by default it runs at start. */
+  delayFirstRound?: boolean;
+}
+
 /**
- * The poll loop shared by the background workers (compile jobs, webhook deliveries): run a
- * round, sleep `pollMs` unless the round says more work is due, and stop promptly on shutdown.
- * A round that throws is usually the database being down: it is logged once, not once per
- * poll, and the loop keeps polling until a round succeeds again.
+ * The service's one scheduler: every piece of background work in a process is a PollingLoop —
+ * the queue workers (compile jobs, webhook deliveries) and the periodic maintenance tasks
+ * (`PollingLoop.every`: orphaned jobs, retentions, cleanups, health-mark sweep, embedding
+ * backfill, embedded autovacuum). A round runs, then the loop sleeps `pollMs` unless the round
+ * says more work is due, and stops promptly on shutdown, so rounds never overlap. A round that
+ * throws is usually the database being down: it is logged once, not once per poll, and the loop
+ * keeps polling until a round succeeds again. Work that tests or the CLI also start directly
+ * joins a run in progress through SingleFlight (single-flight.ts) instead of starting a second one;
+ * work that must run once across processes takes a lock of the advisory-lock registry.
  */
 export class PollingLoop {
   private stopping = false;
@@ -23,14 +33,33 @@ export class PollingLoop {
     private readonly logger: Logger,
     private readonly pollMs: number,
     private readonly round: () => Promise<boolean>,
+    private readonly options: PollingLoopOptions = {},
   ) {}
+
+  /**
+   * A periodic task: `run` every `everyMs`, measured from the end of the previous run; the first
+   * run one interval after start unless `delayFirstRound` is false.
+   */
+  static every(name: string, logger: Logger, everyMs: number, run: () => Promise<unknown>, options: PollingLoopOptions = { delayFirstRound: true }): PollingLoop {
+    return new PollingLoop(
+      name,
+      logger,
+      everyMs,
+      async () => {
+        await run();
+        return false;
+      },
+      options,
+    );
+  }
 
   get isStopping(): boolean {
     return this.stopping;
   }
 
+  /** Started and not yet stopped. */
   get isRunning(): boolean {
-    return this.loop !== null;
+    return this.loop !== null && !this.stopping;
   }
 
   start(): void {
@@ -54,6 +83,7 @@ export class PollingLoop {
   }
 
   private async run(): Promise<void> {
+    if (this.options.delayFirstRound) await this.sleep(this.pollMs);
     while (!this.stopping) {
       let more = false;
       try {

@@ -1,12 +1,12 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { RATE_LIMIT_WINDOW_MS } from './throttle.constants';
 
-/** Advisory lock key of this cron (arbitrary, unique among the service's locks). */
-const CLEANUP_LOCK_KEY = 720_009;
+const HOUR_MS = 3_600_000;
 
 /**
  * Hourly removal of expired rate-limit windows (contract: "expired windows are removed by an
@@ -14,29 +14,26 @@ const CLEANUP_LOCK_KEY = 720_009;
  * of several processes only one does it and the lock cannot outlive the transaction.
  */
 @Injectable()
-export class RateLimitCleanup {
+export class RateLimitCleanup implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('rate-limit');
+  private readonly loop = PollingLoop.every('rate-limit cleanup', this.logger, HOUR_MS, () => this.runOnce());
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
   ) {}
 
-  @Cron(CronExpression.EVERY_HOUR, { name: 'rate-limit-cleanup', waitForCompletion: true })
-  async onSchedule(): Promise<void> {
-    if (!this.config.workersEnabled) return;
-    try {
-      await this.runOnce();
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'rate-limit cleanup failed; next run in an hour');
-    }
+  onApplicationBootstrap(): void {
+    if (this.config.workersEnabled) this.loop.start();
+  }
+
+  async beforeApplicationShutdown(): Promise<void> {
+    await this.loop.stop();
   }
 
   /** Deletes windows that ended; returns how many, or null when another process holds the lock. */
-  async runOnce(): Promise<number | null> {
-    return this.ds.transaction(async (em) => {
-      const [{ locked }] = await em.query(`SELECT pg_try_advisory_xact_lock($1) AS locked`, [CLEANUP_LOCK_KEY]);
-      if (!locked) return null;
+  runOnce(): Promise<number | null> {
+    return tryWithLock(this.ds, AdvisoryLock.RateLimitCleanup, async (em) => {
       const [{ n }] = await em.query(
         `WITH gone AS (DELETE FROM rate_limits WHERE window_start <= now() - make_interval(secs => $1) RETURNING 1) SELECT count(*)::int AS n FROM gone`,
         [RATE_LIMIT_WINDOW_MS / 1000],

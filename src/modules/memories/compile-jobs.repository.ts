@@ -133,10 +133,4 @@ export class CompileJobsRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;
   }
-
-  /** A cluster-wide lock for one maintenance task, held until the transaction ends; false if another process holds it. */
-  async tryMaintenanceLock(em: EntityManager, task: string): Promise<boolean> {
-    const [row] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS locked`, [`memory-service:${task}`]);
-    return row.locked === true;
-  }
 }

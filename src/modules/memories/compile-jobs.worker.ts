@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
+import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { RequestContext } from 'src/common/context/request-context';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeCompile } from 'src/common/metrics/instrument';
@@ -15,6 +15,8 @@ import { MemoriesService } from './memories.service';
 
 /** A failure's message as stored in the job row (`error`); bounded, payload-free. */
 const MAX_ERROR_CHARS = 2000;
+const ORPHAN_SWEEP_MS = 5 * 60_000;
+const RETENTION_SWEEP_MS = 60 * 60_000;
 
 /** The job was reset as orphaned (and maybe retaken) or deleted while this run compiled it. */
 class JobLostError extends Error {}
@@ -25,12 +27,16 @@ class JobLostError extends Error {}
  * strands at most the one job it was running, which the orphan reset returns to `pending`.
  * A job compiles in one transaction with its completion, so its result and its memories
  * commit together; a failure rolls the compile back (episodes stay uncompiled) and records
- * `failed` with the error. Also runs the two maintenance crons (orphans, retention).
+ * `failed` with the error. Also runs the two maintenance tasks (orphans, retention).
  */
 @Injectable()
 export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('compile-jobs');
   private readonly poller: PollingLoop;
+  private readonly maintenance = [
+    PollingLoop.every('reset orphaned compile jobs', this.logger, ORPHAN_SWEEP_MS, () => this.resetOrphaned()),
+    PollingLoop.every('delete expired compile jobs', this.logger, RETENTION_SWEEP_MS, () => this.deleteExpired()),
+  ];
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
@@ -48,12 +54,19 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.workersEnabled) this.poller.start();
+    if (!this.config.workersEnabled) return;
+    this.poller.start();
+    for (const task of this.maintenance) task.start();
+  }
+
+  /** The job loop or a maintenance task is running (WORKERS_ENABLED at start-up). */
+  get isRunning(): boolean {
+    return [this.poller, ...this.maintenance].some((loop) => loop.isRunning);
   }
 
   /** Stops claiming and waits for the job in progress to finish (it commits or rolls back whole). */
   async beforeApplicationShutdown(): Promise<void> {
-    await this.poller.stop();
+    await Promise.all([this.poller, ...this.maintenance].map((loop) => loop.stop()));
   }
 
   /**
@@ -71,38 +84,26 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     return ran;
   }
 
-  /** Contract: jobs `running` for over 30 minutes return to `pending`. Every 5 minutes, one replica. */
-  @Cron(CronExpression.EVERY_5_MINUTES, { name: 'compile-jobs-reset-orphaned' })
-  async resetOrphanedTick(): Promise<void> {
-    if (!this.config.workersEnabled) return;
-    await this.guarded('reset orphaned compile jobs', () => this.resetOrphaned());
-  }
-
-  /** COMPILE_JOB_RETENTION_HOURS (0 keeps everything). Hourly, one replica. */
-  @Cron(CronExpression.EVERY_HOUR, { name: 'compile-jobs-retention' })
-  async retentionTick(): Promise<void> {
-    if (!this.config.workersEnabled) return;
-    await this.guarded('delete expired compile jobs', () => this.deleteExpired());
-  }
-
-  /** Returns the jobs put back to `pending`; a no-op (empty) while another replica does the same. */
+  /**
+   * Contract: jobs `running` for over 30 minutes return to `pending` (every 5 minutes, one
+   * replica). Returns the jobs put back; a no-op (empty) while another replica does the same.
+   */
   async resetOrphaned(olderThanMinutes = ORPHAN_MINUTES): Promise<CompileJobRow[]> {
-    const reset = await this.ds.transaction(async (em) =>
-      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-orphans')) ? this.jobs.resetOrphaned(em, olderThanMinutes, JOB_LEASE_MINUTES, this.config.compileJobMaxAttempts) : [],
-    );
+    const reset =
+      (await tryWithLock(this.ds, AdvisoryLock.CompileJobsOrphans, (em) =>
+        this.jobs.resetOrphaned(em, olderThanMinutes, JOB_LEASE_MINUTES, this.config.compileJobMaxAttempts),
+      )) ?? [];
     const failed = reset.filter((j) => j.status === 'failed');
     if (reset.length > failed.length) this.logger.warn({ job_ids: reset.filter((j) => j.status !== 'failed').map((j) => j.id) }, `reset ${reset.length - failed.length} orphaned compile job(s) to pending`);
     if (failed.length > 0) this.logger.error({ job_ids: failed.map((j) => j.id) }, `${failed.length} compile job(s) failed: their worker stopped ${this.config.compileJobMaxAttempts} times while running them`);
     return reset;
   }
 
-  /** Deletes completed and failed jobs older than the retention; returns how many. */
+  /** COMPILE_JOB_RETENTION_HOURS (0 keeps everything; hourly, one replica): deletes older finished jobs; returns how many. */
   async deleteExpired(): Promise<number> {
     const hours = this.config.compileJobRetentionHours;
     if (hours <= 0) return 0;
-    const deleted = await this.ds.transaction(async (em) =>
-      (await this.jobs.tryMaintenanceLock(em, 'compile-jobs-retention')) ? this.jobs.deleteFinished(em, hours) : 0,
-    );
+    const deleted = (await tryWithLock(this.ds, AdvisoryLock.CompileJobsRetention, (em) => this.jobs.deleteFinished(em, hours))) ?? 0;
     if (deleted > 0) this.logger.log(`deleted ${deleted} compile job(s) older than ${hours} h`);
     return deleted;
   }
@@ -139,13 +140,5 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
         await this.jobs.fail(this.ds.manager, job, message);
       }
     });
-  }
-
-  private async guarded(task: string, fn: () => Promise<unknown>): Promise<void> {
-    try {
-      await fn();
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, `${task} failed; next run retries`);
-    }
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { lockSubject } from 'src/common/db/advisory-locks';
 import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -73,16 +74,6 @@ function columns(alias: string, withEmbedding = false): SqlFragment {
 /** Rows per INSERT statement: a 1536-dimension vector is ~20 kB of parameter text. */
 const INSERT_CHUNK = 200;
 
-/**
- * The 64-bit advisory lock key of (tenant, subject): a hash of the JSON array
- * `["compile-subject", tenant, subject]`. JSON quotes and escapes each part, so no two pairs
- * share the text that is hashed; the former `tenant || '/' || subject` made `a/b`+`c` and
- * `a`+`b/c` one lock, so one tenant's compile made another's wait. A NULL tenant (single-tenant
- * mode, legacy rows) is JSON null, apart from any tenant id. The tag keeps the key apart from the
- * service's other hashed locks. $1 = tenant id or NULL, $2 = subject id.
- */
-export const SUBJECT_LOCK_KEY_SQL = `hashtextextended(json_build_array('compile-subject', $1::text, $2::text)::text, 0)`;
-
 // TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
 // result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
 
@@ -95,7 +86,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * the transaction ends. The key is the tenant and subject, so tenants never wait on each other.
    */
   async lockSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
-    await em.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [scope.tenantId, subjectId]);
+    await lockSubject(em, scope.tenantId, subjectId);
   }
 
   /**

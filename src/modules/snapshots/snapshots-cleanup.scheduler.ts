@@ -1,50 +1,47 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { SchedulerRegistry } from '@nestjs/schedule';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
+import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { SnapshotsService } from './snapshots.service';
 
-const INTERVAL_NAME = 'snapshots.cleanup';
 const HOUR_MS = 3_600_000;
 
 /**
  * Contract: while snapshots are enabled an hourly loop runs the cleanup with its defaults. It is
- * registered only when ENABLE_SNAPSHOTS and WORKERS_ENABLED are on; the advisory lock in
+ * started only when ENABLE_SNAPSHOTS and WORKERS_ENABLED are on; the advisory lock in
  * SnapshotsService.scheduledCleanup lets one replica do each run.
  */
 @Injectable()
 export class SnapshotsCleanupScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('snapshots');
-  private running: Promise<void> | null = null;
+  private readonly flight = new SingleFlight<void>();
+  private readonly loop = PollingLoop.every('hourly snapshot cleanup', this.logger, HOUR_MS, () => this.runOnce());
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly registry: SchedulerRegistry,
     private readonly snapshots: SnapshotsService,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (!this.config.enableSnapshots || !this.config.workersEnabled) return;
-    this.registry.addInterval(INTERVAL_NAME, setInterval(() => void this.runOnce(), HOUR_MS));
+    if (this.config.enableSnapshots && this.config.workersEnabled) this.loop.start();
   }
 
-  /** One cleanup pass; a run still in progress is not started twice. */
+  /** One cleanup pass; never throws (a failure is logged and the next hour retries). */
   runOnce(): Promise<void> {
-    this.running ??= this.snapshots
-      .scheduledCleanup()
-      .then((cleaned) => {
+    return this.flight.run(async () => {
+      try {
+        const cleaned = await this.snapshots.scheduledCleanup();
         if (cleaned) this.logger.log(`hourly cleanup removed ${cleaned} subject(s)`);
-      })
-      .catch((err: unknown) => this.logger.warn(`hourly cleanup failed: ${(err as Error).message}`))
-      .finally(() => {
-        this.running = null;
-      });
-    return this.running;
+      } catch (err) {
+        this.logger.warn(`hourly cleanup failed: ${(err as Error).message}`);
+      }
+    });
   }
 
-  /** The database closes at shutdown: stop the timer and let a running pass finish first. */
+  /** The database closes at shutdown: no new pass, and a running one finishes first. */
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.registry.doesExist('interval', INTERVAL_NAME)) this.registry.deleteInterval(INTERVAL_NAME);
-    await this.running;
+    await this.loop.stop();
+    await this.flight.settled();
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
+import { lockSnapshotName } from 'src/common/db/advisory-locks';
 import { sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -24,7 +25,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * concurrent creations take consecutive versions instead of colliding.
    */
   async nextVersion(em: EntityManager, name: string): Promise<number> {
-    await em.query(`SELECT pg_advisory_xact_lock(hashtext('snapshots.version:' || $1))`, [name]);
+    await lockSnapshotName(em, name);
     const [row] = await this.scoped<{ version: number }>(em, TenantScope.ALL, (t) =>
       sql`SELECT coalesce(max(version), 0)::int + 1 AS version FROM snapshots WHERE ${t()} AND name = ${name}`);
     return row.version;
@@ -135,12 +136,6 @@ export class SnapshotsRepository extends TenantScopedRepository {
     const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`
       SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND name = ${name} ORDER BY version DESC LIMIT 1`);
     return rows[0] ?? null;
-  }
-
-  /** Transaction-scoped, so it is released on commit on whichever pooled connection took it. */
-  async tryCleanupLock(em: EntityManager): Promise<boolean> {
-    const [row] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtext('snapshots.cleanup')) AS locked`);
-    return row.locked === true;
   }
 
   /**

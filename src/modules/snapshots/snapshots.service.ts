@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
+import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ReadRouter } from 'src/db/read-replicas';
@@ -90,10 +91,7 @@ export class SnapshotsService {
    * lock so that one replica does it; null when another holds the lock.
    */
   scheduledCleanup(): Promise<number | null> {
-    return this.ds.transaction(async (em) => {
-      if (!(await this.repo.tryCleanupLock(em))) return null;
-      return this.cleanup(TenantScope.ALL, DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, em);
-    });
+    return tryWithLock(this.ds, AdvisoryLock.SnapshotsCleanup, (em) => this.cleanup(TenantScope.ALL, DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, em));
   }
 
   /**

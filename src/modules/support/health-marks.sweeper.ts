@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
+import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { SupportService } from './support.service';
@@ -9,6 +10,7 @@ import { SupportService } from './support.service';
  * within about a second, later only under heavy load); older ones were orphaned by a crash.
  */
 const STALE_AFTER_MS = 30_000;
+const MINUTE_MS = 60_000;
 
 /**
  * Recovers health recomputations that ingestion marked durably but no live process ran (the
@@ -19,7 +21,8 @@ const STALE_AFTER_MS = 30_000;
 @Injectable()
 export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('support');
-  private running: Promise<number> | null = null;
+  private readonly flight = new SingleFlight<number>();
+  private readonly loop = PollingLoop.every('health mark sweep', this.logger, MINUTE_MS, () => this.runOnce(STALE_AFTER_MS));
   private stopped = false;
 
   constructor(
@@ -33,34 +36,30 @@ export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplica
    * sweep (HEALTH_SWEEP_BATCH subjects); the rest follow a minute later.
    */
   async onApplicationBootstrap(): Promise<void> {
-    if (this.config.workersEnabled) await this.runOnce(0);
-  }
-
-  @Cron(CronExpression.EVERY_MINUTE, { name: 'health-marks-sweep', waitForCompletion: true })
-  async onSchedule(): Promise<void> {
-    if (this.config.workersEnabled) await this.runOnce(STALE_AFTER_MS);
+    if (!this.config.workersEnabled) return;
+    await this.runOnce(0);
+    this.loop.start();
   }
 
   /** One sweep; never throws (failures are logged and the marks stay for the next one). */
   runOnce(olderThanMs: number): Promise<number> {
     if (this.stopped) return Promise.resolve(0);
-    this.running ??= this.support
-      .sweepHealthMarks(olderThanMs)
-      .then((n) => {
+    return this.flight.run(async () => {
+      try {
+        const n = await this.support.sweepHealthMarks(olderThanMs);
         if (n > 0) this.logger.log(`recomputed the health of ${n} subject(s) marked by an ingestion nobody refreshed`);
         return n;
-      })
-      .catch((err: unknown) => {
+      } catch (err) {
         this.logger.warn({ err: { message: (err as Error).message } }, 'health mark sweep failed; next sweep in a minute');
         return 0;
-      })
-      .finally(() => (this.running = null));
-    return this.running;
+      }
+    });
   }
 
   /** The database closes at shutdown: no new sweep, and the running one finishes first. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopped = true;
-    await this.running;
+    await this.loop.stop();
+    await this.flight.settled();
   }
 }

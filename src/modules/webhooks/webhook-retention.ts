@@ -1,6 +1,8 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger } from '@nestjs/common';
-import { Cron, CronExpression } from '@nestjs/schedule';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
+import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { WebhooksRepository } from './webhooks.repository';
@@ -12,6 +14,7 @@ export const WEBHOOK_PRUNE_BATCH = 1000;
  * what one service ingests; a larger backlog (retention just shortened) shrinks over a few runs.
  */
 export const WEBHOOK_PRUNE_MAX_BATCHES = 100;
+const EVERY_MS = 10 * 60_000;
 
 export interface PruneResult {
   delivered: number;
@@ -25,9 +28,10 @@ export interface PruneResult {
  * under a try-lock, so one replica prunes at a time and nothing waits on it.
  */
 @Injectable()
-export class WebhookRetention implements BeforeApplicationShutdown {
+export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
-  private running: Promise<PruneResult | null> | null = null;
+  private readonly flight = new SingleFlight<PruneResult | null>();
+  private readonly loop = PollingLoop.every('webhook retention prune', this.logger, EVERY_MS, () => this.runOnce());
   private stopping = false;
 
   constructor(
@@ -36,20 +40,15 @@ export class WebhookRetention implements BeforeApplicationShutdown {
     private readonly repo: WebhooksRepository,
   ) {}
 
-  @Cron(CronExpression.EVERY_10_MINUTES, { name: 'webhook-retention', waitForCompletion: true })
-  async onSchedule(): Promise<void> {
-    if (!this.config.workersEnabled) return;
-    try {
-      await this.runOnce();
-    } catch (err) {
-      this.logger.warn({ err: { message: (err as Error).message } }, 'webhook retention prune failed; next run in 10 minutes');
-    }
+  onApplicationBootstrap(): void {
+    if (this.config.workersEnabled) this.loop.start();
   }
 
   /** Lets a batch in progress finish before the database closes; no new batch starts. */
   async beforeApplicationShutdown(): Promise<void> {
     this.stopping = true;
-    await this.running?.catch(() => undefined);
+    await this.loop.stop();
+    await this.flight.settled();
   }
 
   /**
@@ -57,8 +56,7 @@ export class WebhookRetention implements BeforeApplicationShutdown {
    * Tests call it directly (with smaller batches) since crons do not run there.
    */
   runOnce(batchSize = WEBHOOK_PRUNE_BATCH, maxBatches = WEBHOOK_PRUNE_MAX_BATCHES): Promise<PruneResult | null> {
-    this.running ??= this.prune(batchSize, maxBatches).finally(() => (this.running = null));
-    return this.running;
+    return this.flight.run(() => this.prune(batchSize, maxBatches));
   }
 
   private async prune(batchSize: number, maxBatches: number): Promise<PruneResult | null> {
@@ -70,10 +68,7 @@ export class WebhookRetention implements BeforeApplicationShutdown {
     for (const [status, days] of plan) {
       if (days <= 0) continue;
       for (let batch = 0; batch < maxBatches && !this.stopping; batch++) {
-        const n = await this.ds.transaction(async (em) => {
-          const [row] = await em.query(`SELECT pg_try_advisory_xact_lock(hashtextextended($1::text, 0)) AS locked`, ['memory-service:webhook-retention']);
-          return row.locked === true ? this.repo.pruneBatch(em, status, days, batchSize) : null;
-        });
+        const n = await tryWithLock(this.ds, AdvisoryLock.WebhookRetention, (em) => this.repo.pruneBatch(em, status, days, batchSize));
         // Another replica is pruning: it carries on from here.
         if (n === null) return result.delivered + result.dead_letter > 0 ? result : null;
         result[status] += n;

@@ -9,6 +9,9 @@
  */
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { AdvisoryLock, withSessionLock } from 'src/common/db/advisory-locks';
+import { PollingLoop } from 'src/common/jobs/polling-loop';
+import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { EmbeddingBackfillRepository } from './embedding-backfill.repository';
@@ -36,38 +39,22 @@ export interface BackfillOptions {
   progress?: (done: number, total: number) => void;
 }
 
-const LOCK_KEY = 'memory-service:embedding-backfill';
-/** Within one process (PGlite, or a single-connection pool) the lock is this flag. */
-let runningHere = false;
-
 /**
  * At most one backfill across processes. On PostgreSQL with a pool of several connections a
  * session advisory lock is held on a connection of its own while the run calls the provider
  * (an idle connection costs nothing; a transaction would). PGlite is one process with one
- * connection, so an in-process flag is the whole lock; a one-connection pool on PostgreSQL
- * cannot spare a connection either, and at worst two replicas embed the same rows twice
- * (the UPDATE only changes rows still flagged, so the result is the same).
+ * connection, and within one process the service's SingleFlight is the whole lock; a
+ * one-connection pool on PostgreSQL cannot spare a connection either, and at worst two replicas
+ * embed the same rows twice (the UPDATE only changes rows still flagged, so the result is the same).
  */
 export async function withBackfillLock<T>(ds: DataSource, dedicatedConnection: boolean, fn: () => Promise<T>): Promise<T | null> {
-  if (runningHere) return null;
-  runningHere = true;
+  if (!dedicatedConnection) return fn();
+  const runner = ds.createQueryRunner();
+  await runner.connect();
   try {
-    if (!dedicatedConnection) return await fn();
-    const runner = ds.createQueryRunner();
-    await runner.connect();
-    try {
-      const [row] = await runner.query(`SELECT pg_try_advisory_lock(hashtextextended($1::text, 0)) AS locked`, [LOCK_KEY]);
-      if (row.locked !== true) return null;
-      try {
-        return await fn();
-      } finally {
-        await runner.query(`SELECT pg_advisory_unlock(hashtextextended($1::text, 0))`, [LOCK_KEY]);
-      }
-    } finally {
-      await runner.release();
-    }
+    return await withSessionLock(runner, AdvisoryLock.EmbeddingBackfill, false, fn);
   } finally {
-    runningHere = false;
+    await runner.release();
   }
 }
 
@@ -107,42 +94,39 @@ const BACKFILL_PER_RUN = 2000;
 @Injectable()
 export class EmbeddingBackfillService implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('embeddings');
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<unknown> | null = null;
+  private readonly flight = new SingleFlight<BackfillResult | null>();
+  /** EMBEDDING_BACKFILL_INTERVAL_MINUTES; the first run at start. */
+  private readonly loop: PollingLoop;
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly repo: EmbeddingBackfillRepository,
     @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider | null,
-  ) {}
+  ) {
+    this.loop = PollingLoop.every('embedding backfill', this.logger, config.embeddingBackfillIntervalMinutes * 60_000, () => this.tick(), { delayFirstRound: false });
+  }
 
   onApplicationBootstrap(): void {
     const minutes = this.config.embeddingBackfillIntervalMinutes;
     if (!this.config.workersEnabled || minutes <= 0 || this.provider === null || !this.provider.remote) return;
-    this.timer = setInterval(() => void this.tick(), minutes * 60_000);
-    this.timer.unref();
-    void this.tick();
+    this.loop.start();
   }
 
   async beforeApplicationShutdown(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running;
+    await this.loop.stop();
+    await this.flight.settled();
   }
 
-  /** One bounded run; null when embeddings are off or another run holds the lock. Tests call it directly. */
-  async runOnce(limit = BACKFILL_PER_RUN): Promise<BackfillResult | null> {
-    if (this.provider === null) return null;
+  /**
+   * One bounded run; null when embeddings are off or another process holds the lock (a call
+   * while this process runs one joins it). Tests call it directly.
+   */
+  runOnce(limit = BACKFILL_PER_RUN): Promise<BackfillResult | null> {
     const provider = this.provider;
+    if (provider === null) return Promise.resolve(null);
     const dedicated = this.config.databaseUrl !== null && this.config.databasePoolSize > 1;
-    const run = withBackfillLock(this.ds, dedicated, () => runBackfill(this.ds, this.repo, provider, { batchSize: this.config.embeddingBatchSize, limit }));
-    this.running = run;
-    try {
-      return await run;
-    } finally {
-      this.running = null;
-    }
+    return this.flight.run(() => withBackfillLock(this.ds, dedicated, () => runBackfill(this.ds, this.repo, provider, { batchSize: this.config.embeddingBatchSize, limit })));
   }
 
   private async tick(): Promise<void> {
