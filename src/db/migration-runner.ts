@@ -1,5 +1,5 @@
 import { DataSource, QueryRunner } from 'typeorm';
-import { AdvisoryLock, withSessionLock } from 'src/common/db/advisory-locks';
+import { AdvisoryLock, withSessionLock } from '../common/db/advisory-locks';
 import { EXPECTED_HEAD, MIGRATIONS, Revision } from './migrations';
 
 /**

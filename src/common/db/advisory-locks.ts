@@ -1,5 +1,4 @@
-import type { EntityManager, QueryRunner } from 'typeorm';
-import type { DataSource } from 'typeorm';
+import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
 
 /**
  * Every PostgreSQL advisory lock the service takes, in one place (one 64-bit key space shared
