@@ -237,6 +237,19 @@ describe('dropDuplicates', () => {
     expect(dropDuplicates(scored).map((c) => c.id)).toEqual(['e1', 'e2', 's1-3']);
   });
 
+  it('keeps one copy of a memory text said twice, the better ranked', () => {
+    const items = [
+      candidate('f1', { label: 'profile_fact', text: 'I prefer email.' }),
+      candidate('f2', { label: 'profile_fact', text: 'i prefer  EMAIL' }),
+      candidate('f3', { label: 'profile_fact', text: 'I prefer phone calls.' }),
+    ];
+    const ranked = scoreCandidates('email', items, { now: NOW });
+    const kept = dropDuplicates(ranked).map((c) => c.id);
+    expect(kept).toHaveLength(2);
+    expect(kept).toContain('f3');
+    expect(kept.filter((id) => id === 'f1' || id === 'f2')).toEqual([ranked.find((c) => c.id === 'f1' || c.id === 'f2')!.id]);
+  });
+
   it('keeps facts, procedures and summaries without sources', () => {
     const items = [candidate('f', { label: 'profile_fact' }), candidate('p', { label: 'procedure' }), summary('s', [])];
     const ranked = scoreCandidates('x', items, { now: NOW });

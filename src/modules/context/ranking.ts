@@ -171,11 +171,20 @@ function withConversationContext(candidates: readonly ContextCandidate[], lexica
  * for a short episode the summary repeats it (`role: text`), so a bundle holding both would
  * spend its budget twice on the same words. Walking best first, a raw episode already covered
  * by a better-ranked summary is dropped, and so is a summary whose source episodes are all
- * already in as raw episodes. Input and output are in score order.
+ * already in as raw episodes. A memory whose text a better-ranked memory already says is dropped
+ * too. Input and output are in score order.
  */
 export function dropDuplicates(ranked: readonly ScoredCandidate[]): ScoredCandidate[] {
   const covered = new Set<string>();
+  const said = new Set<string>();
   return ranked.filter((c) => {
+    // The same memory text twice (a fact restated in two subjects' copies, an import beside its
+    // original, a summary equal to a fact) says nothing the first did not.
+    if (c.label !== 'raw_episode') {
+      const key = sameText(c.text);
+      if (said.has(key)) return false;
+      said.add(key);
+    }
     if (c.label === 'raw_episode') {
       if (covered.has(c.id)) return false;
       covered.add(c.id);
@@ -186,6 +195,11 @@ export function dropDuplicates(ranked: readonly ScoredCandidate[]): ScoredCandid
     c.source_episode_ids.forEach((id) => covered.add(id));
     return true;
   });
+}
+
+/** Text compared for sameness: case, spacing and closing punctuation do not make a new fact. */
+function sameText(text: string): string {
+  return text.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[.!?…]+$/u, '');
 }
 
 export interface SelectOptions {
