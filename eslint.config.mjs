@@ -1,5 +1,10 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { importX } from 'eslint-plugin-import-x';
+import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+
+const NO_BARRELS = { group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' };
+const TEXT_LENGTH = { name: 'class-validator', importNames: ['Length', 'MaxLength', 'MinLength'], message: 'Use src/common/http/text-length: it counts code points, as the database does.' };
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
@@ -13,8 +18,36 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [{ group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' }],
-          paths: [{ name: 'class-validator', importNames: ['Length', 'MaxLength', 'MinLength'], message: 'Use src/common/http/text-length: it counts code points, as the database does.' }],
+          patterns: [NO_BARRELS],
+          paths: [TEXT_LENGTH],
+        },
+      ],
+    },
+  },
+  {
+    // No import cycles: an interface two files share lives in its own file (issue 18 finding 4).
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      'import-x/resolver': undefined,
+      'import-x/resolver-next': [createTypeScriptImportResolver({ project: 'tsconfig.json' })],
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
+    // The heuristic compiler is a library: plain functions over plain data, no Nest, no database,
+    // no feature room (docs/architecture.md).
+    files: ['src/compiler/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            NO_BARRELS,
+            { group: ['@nestjs/*', 'typeorm', 'pg', 'src/modules/*', 'src/db/*', 'src/config/*'], message: 'src/compiler is Nest-free: no framework, database, config or feature room.' },
+          ],
+          paths: [TEXT_LENGTH],
         },
       ],
     },

@@ -10,7 +10,7 @@
  */
 import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { stubEmbedding } from 'src/modules/memories/embeddings/stub-embedding';
+import { stubEmbedding } from 'src/modules/models/stub-embedding';
 
 export interface FakeRequest {
   path: string;

@@ -16,12 +16,8 @@
 import { readFileSync } from 'node:fs';
 import { DEFAULT_LOCOMO_PATH } from '../common/service';
 import { prng } from '../common/stats';
-import {
-  CompilerEpisode,
-  ExistingMemory,
-  MemoryDraft,
-  compileHeuristic,
-} from 'src/modules/memories/compiler/heuristic-compiler';
+import { compileHeuristic } from 'src/compiler/heuristic-compiler';
+import type { CompilerEpisode, ExistingMemory, MemoryDraft } from 'src/compiler/compiler.types';
 
 interface Turn {
   speaker: string;

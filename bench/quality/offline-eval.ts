@@ -11,9 +11,10 @@
  *   node dist/bench/quality/offline-eval.js [--data path] [--budgets 500,1000,2000] [--by-conversation]
  */
 import { countTokens } from 'src/common/text/tokenizer';
-import { episodeText } from 'src/modules/episodes/episode-text';
-import { compileHeuristic, CompilerEpisode } from 'src/modules/memories/compiler/heuristic-compiler';
-import { StubEmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
+import { episodeText } from 'src/compiler/episode-text';
+import { compileHeuristic } from 'src/compiler/heuristic-compiler';
+import type { CompilerEpisode } from 'src/compiler/compiler.types';
+import { StubEmbeddingProvider } from 'src/modules/models/embedding-provider';
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
 import { ContextCandidate, ContextLabel } from 'src/modules/context/ranking';

@@ -2,8 +2,8 @@ import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
 import { runBackfill, withBackfillLock } from 'src/modules/memories/embeddings/embedding-backfill';
 import { EmbeddingBackfillRepository } from 'src/modules/memories/embeddings/embedding-backfill.repository';
-import { createEmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
-import { ModelGateway } from 'src/modules/memories/llm/model-gateway';
+import { createEmbeddingProvider } from 'src/modules/models/embedding-provider';
+import { ModelGateway } from 'src/modules/models/model-gateway';
 import { progress, result } from './operator-services';
 
 export const EMBEDDINGS_USAGE = 'embeddings backfill [--limit N]';

@@ -4,7 +4,7 @@ import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.reposit
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { tenantVisibleJobError } from 'src/modules/memories/dto/compile.dto';
 import { MEMORY_COMPILER } from 'src/modules/memories/memory-compiler';
-import type { MemoryCompiler } from 'src/modules/memories/memory-compiler';
+import type { MemoryCompiler } from 'src/compiler/compiler.types';
 import { createTestApp, ingestText, TestApp } from '../app-factory';
 
 

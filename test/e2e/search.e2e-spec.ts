@@ -2,8 +2,8 @@ import request from 'supertest';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { VECTOR_MODE } from 'src/db/database.module';
 import type { VectorMode } from 'src/db/vector-support';
-import { EMBEDDING_PROVIDER } from 'src/modules/memories/embeddings/embedding-provider';
-import type { EmbeddingProvider } from 'src/modules/memories/embeddings/embedding-provider';
+import { EMBEDDING_PROVIDER } from 'src/modules/models/embedding-provider';
+import type { EmbeddingProvider } from 'src/modules/models/embedding-provider.types';
 import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { createTestApp, TestApp } from '../app-factory';
 

@@ -6,7 +6,7 @@ import request from 'supertest';
 import { openDatabase } from 'src/db/data-source';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { MEMORY_COMPILER } from 'src/modules/memories/memory-compiler';
-import type { MemoryCompiler } from 'src/modules/memories/memory-compiler';
+import type { MemoryCompiler } from 'src/compiler/compiler.types';
 import { createTestApp } from '../app-factory';
 
 /** Log lines of an app, parsed. */

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import { episodeText } from 'src/modules/episodes/episode-text';
+import { episodeText } from 'src/compiler/episode-text';
 import { JobRow, JobStatus } from './dto/jobs.dto';
 import { type EpisodeItem, type EpisodeRow, type JsonObject, type MemoryItem, type MemoryRow, TIMESTAMP_SQL_FORMAT } from './export-document';
 import { parseLossless } from './python-json';

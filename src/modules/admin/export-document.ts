@@ -23,7 +23,7 @@
 import { createHash } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
 import { ErrorCode } from 'src/common/errors/error-codes';
-import { MEMORY_KINDS, MEMORY_STATUSES, type MemoryKind, type MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS, MEMORY_STATUSES, type MemoryKind, type MemoryStatus } from 'src/compiler/memory-kinds';
 import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
 import { PyFloat, pythonJson, sha256Hex } from './python-json';
 

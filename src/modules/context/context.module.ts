@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
-import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { ModelsModule } from 'src/modules/models/models.module';
 import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
 import { ContextController } from './context.controller';
 import { ContextRepository } from './context.repository';
 import { ContextService } from './context.service';
 
 @Module({
-  imports: [MemoriesModule, ReceiptsModule],
+  imports: [ModelsModule, ReceiptsModule],
   controllers: [ContextController],
   providers: [ContextService, ContextRepository],
   exports: [ContextService],

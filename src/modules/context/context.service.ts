@@ -8,7 +8,7 @@ import { ReadRouter } from 'src/db/read-replicas';
 import type { VectorMode } from 'src/db/vector-support';
 import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
-import { MemoriesService } from 'src/modules/memories/memories.service';
+import { EmbeddingsService } from 'src/modules/models/embeddings.service';
 import { episodeEntry, memoryEntry } from 'src/modules/receipts/receipt-body';
 import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
@@ -75,7 +75,7 @@ export class ContextService {
   constructor(
     private readonly reads: ReadRouter,
     private readonly repo: ContextRepository,
-    private readonly memories: MemoriesService,
+    private readonly embeddings: EmbeddingsService,
     private readonly receipts: ReceiptsService,
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
@@ -96,8 +96,8 @@ export class ContextService {
     const tsquery = anyWordTsQuery(dto.task, MAX_QUERY_TERMS);
     // A local embedding (stub) is scored from the candidates' texts below; only a hosted one
     // needs the stored vectors (similarity in SQL, nearest neighbours under pgvector).
-    const local = this.memories.localSimilarity(dto.task);
-    const vector = local === null ? await this.memories.embedQuery(dto.task) : null;
+    const local = this.embeddings.localSimilarity(dto.task);
+    const vector = local === null ? await this.embeddings.embedQuery(dto.task) : null;
     const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens), asOf };
 
     // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.

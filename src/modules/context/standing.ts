@@ -12,7 +12,7 @@
  * Between named people (a LoCoMo-style chat: `Caroline: …`) "I want" is small talk, not a
  * customer's requirement, and stays with relevance alone.
  */
-import { classifyRole } from 'src/modules/memories/compiler/speaker-roles';
+import { classifyRole } from 'src/compiler/speaker-roles';
 
 /** `role: text` at the start of a line; roles are short (a word or two). */
 const SPEAKER_LINE = /^([^:\n]{1,40}):\s*(.*)$/;

@@ -12,7 +12,7 @@ import { ReadRouter } from 'src/db/read-replicas';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
 import { EpisodeCursor, EpisodeDigestRow, EpisodeDto, EpisodeWireRow, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
-import { episodeText } from './episode-text';
+import { episodeText } from 'src/compiler/episode-text';
 import { EpisodesRepository, NewEpisode } from './episodes.repository';
 
 /**

@@ -15,9 +15,10 @@ import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { CompileRequestDto, JobIdParamDto } from 'src/modules/memories/dto/compile.dto';
 import { SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
 import { CorrectMemoryDto, MemoryIdParamDto, RememberMemoryDto } from 'src/modules/memories/dto/memory-write.dto';
+import { CompileService } from 'src/modules/memories/compile.service';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { MemoryRecordsService } from 'src/modules/memories/memory-records.service';
-import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS } from 'src/compiler/memory-kinds';
 import { PolicyService } from 'src/modules/policy/policy.service';
 import { ReceiptIdParamDto } from 'src/modules/receipts/dto/receipt.dto';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
@@ -85,6 +86,7 @@ export class McpService {
     private readonly ds: DataSource,
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
+    private readonly pipeline: CompileService,
     private readonly records: MemoryRecordsService,
     private readonly context: ContextService,
     private readonly support: SupportService,
@@ -163,7 +165,7 @@ export class McpService {
         inputSchema: { subject_id: subjectId, async: z.boolean().optional().describe('Compile in the background and return a job id.') },
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
       },
-      tool('compile_memories', async (ctx, args) => ok(await this.memories.compile(ctx, await this.check(CompileRequestDto, args)))),
+      tool('compile_memories', async (ctx, args) => ok(await this.pipeline.compile(ctx, await this.check(CompileRequestDto, args)))),
     );
 
     server.registerTool(
@@ -174,7 +176,7 @@ export class McpService {
         inputSchema: { job_id: z.uuid().describe('The job_id returned by compile_memories with async=true.') },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
-      tool('get_compile_job', async (ctx, args) => ok(await this.memories.jobStatus(ctx, (await this.check(JobIdParamDto, args)).job_id))),
+      tool('get_compile_job', async (ctx, args) => ok(await this.pipeline.jobStatus(ctx, (await this.check(JobIdParamDto, args)).job_id))),
     );
 
     server.registerTool(

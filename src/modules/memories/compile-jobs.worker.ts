@@ -11,7 +11,7 @@ import { JOB_LEASE_MINUTES, JOB_LEASE_RENEW_MS, ORPHAN_MINUTES } from 'src/modul
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import { CompileJobRow } from './dto/compile.dto';
-import { MemoriesService } from './memories.service';
+import { CompileService } from './compile.service';
 
 /** A failure's message as stored in the job row (`error`); bounded, payload-free. */
 const MAX_ERROR_CHARS = 2000;
@@ -42,7 +42,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly jobs: CompileJobsRepository,
-    private readonly memories: MemoriesService,
+    private readonly pipeline: CompileService,
     signal: CompileJobSignal,
   ) {
     // runOnce drains the queue, so every round ends with nothing due: always sleep after it.
@@ -125,7 +125,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     await RequestContext.run({ requestId: `job:${job.id}`, tenantId: job.tenant_id }, async () => {
       const scope = TenantScope.of(job.tenant_id);
       try {
-        const outcome = await observeCompile('async', job.id, () => this.memories.compileAndCommit(scope, job.subject_id, async (em, done) => {
+        const outcome = await observeCompile('async', job.id, () => this.pipeline.compileAndCommit(scope, job.subject_id, async (em, done) => {
           if (!(await this.jobs.complete(em, job, done.echoed.map((r) => r.id), done.created))) throw new JobLostError();
         }));
         const created = outcome.created;

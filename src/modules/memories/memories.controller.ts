@@ -9,6 +9,7 @@ import { MemoryDto } from './dto/memory.dto';
 import { CorrectMemoryDto, ForgetMemoryQueryDto, ForgetMemoryResultDto, MemoryIdParamDto, RememberMemoryDto } from './dto/memory-write.dto';
 import { SetLabelsDto } from './dto/labels.dto';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
+import { CompileService } from './compile.service';
 import { MemoriesService } from './memories.service';
 import { MemoryRecordsService } from './memory-records.service';
 
@@ -18,6 +19,7 @@ import { MemoryRecordsService } from './memory-records.service';
 @Controller('v1/memories')
 export class MemoriesController {
   constructor(
+    private readonly pipeline: CompileService,
     private readonly memories: MemoriesService,
     private readonly records: MemoryRecordsService,
   ) {}
@@ -31,7 +33,7 @@ export class MemoriesController {
   @ApiOkResponse({ description: 'Synchronous compile.', schema: { $ref: getSchemaPath(CompileResultDto) } })
   @ApiAcceptedResponse({ description: 'With `async: true`: the job to poll.', schema: { $ref: getSchemaPath(CompileJobAcceptedDto) } })
   async compile(@ReqCtx() ctx: Ctx, @Body() dto: CompileRequestDto, @Res({ passthrough: true }) res: Response): Promise<CompileResultDto | CompileJobAcceptedDto> {
-    const result = await this.memories.compile(ctx, dto);
+    const result = await this.pipeline.compile(ctx, dto);
     if ('job_id' in result) res.status(202);
     return result;
   }
@@ -41,7 +43,7 @@ export class MemoriesController {
   @ApiOkResponse({ type: CompileJobDto })
   @ApiNotFoundResponse({ description: 'not_found: unknown job, or a job of another tenant.', type: ErrorEnvelopeDto })
   jobStatus(@ReqCtx() ctx: Ctx, @Param() params: JobIdParamDto): Promise<CompileJobDto> {
-    return this.memories.jobStatus(ctx, params.job_id);
+    return this.pipeline.jobStatus(ctx, params.job_id);
   }
 
   /**

@@ -7,7 +7,7 @@ import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryRow } from './dto/memory.dto';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
-import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 
 export interface NewMemory {
   id: string;

@@ -11,8 +11,8 @@ import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { MemoryDto, MemoryRow, toMemoryDto } from './dto/memory.dto';
 import { CorrectMemoryDto, ForgetMemoryResultDto, RememberMemoryDto } from './dto/memory-write.dto';
 import { MemoriesRepository, NewMemory } from './memories.repository';
-import { MemoriesService } from './memories.service';
-import { describeMemory, resolveRestatement } from './restatement';
+import { MemoryEmbeddingsService } from './memory-embeddings.service';
+import { describeMemory, resolveRestatement } from 'src/compiler/restatement';
 import { labelsOrThrow } from './sensitivity-labels';
 
 /** Active memories of one kind read as restatement candidates; as many as a compile reads. */
@@ -36,7 +36,7 @@ export class MemoryRecordsService {
   constructor(
     private readonly ds: DataSource,
     private readonly repo: MemoriesRepository,
-    private readonly memories: MemoriesService,
+    private readonly memoryEmbeddings: MemoryEmbeddingsService,
     private readonly webhooks: WebhooksService,
   ) {}
 
@@ -93,7 +93,7 @@ export class MemoryRecordsService {
       sensitivity_labels: labels,
       idempotency_key: dto.idempotency_key ?? null,
     };
-    await this.memories.embedForInsert([row]);
+    await this.memoryEmbeddings.embedForInsert([row]);
     const stored = await this.ds.transaction(async (em) => {
       await this.repo.lockSubject(em, ctx.scope, row.subject_id);
       const active = await this.repo.activeForSubject(em, ctx.scope, row.subject_id, { kinds: [row.kind], limit: MAX_RESTATEMENT_CANDIDATES });
@@ -115,7 +115,7 @@ export class MemoryRecordsService {
       const theirs = await this.repo.findByIdempotencyKey(this.ds.manager, ctx.scope, row.idempotency_key!);
       return theirs === null ? null : toMemoryDto(theirs);
     }
-    await this.memories.embedDeferred([stored]);
+    await this.memoryEmbeddings.embedDeferred([stored]);
     return toMemoryDto(stored);
   }
 
@@ -149,7 +149,7 @@ export class MemoryRecordsService {
       needs_embedding: false,
       origin: 'api',
     };
-    await this.memories.embedForInsert([row]);
+    await this.memoryEmbeddings.embedForInsert([row]);
     const stored = await this.ds.transaction(async (em) => {
       await this.repo.lockSubject(em, ctx.scope, current.subject_id);
       // Read again under the lock: a compile or another correction may have superseded it meanwhile.
@@ -168,7 +168,7 @@ export class MemoryRecordsService {
       await this.webhooks.enqueue(em, ctx.scope, 'memory.updated', eventData(inserted, { supersedes: [locked.id] }));
       return inserted;
     });
-    await this.memories.embedDeferred([stored]);
+    await this.memoryEmbeddings.embedDeferred([stored]);
     return toMemoryDto(stored);
   }
 

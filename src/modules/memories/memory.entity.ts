@@ -1,5 +1,5 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
-import type { MemoryKind, MemoryOrigin, MemoryStatus } from './memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 
 /** A compiled memory; `embedding` (real[]) is the source of truth, `embedding_vec` mirrors it under pgvector. */
 @Entity('memories')

@@ -2,8 +2,8 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsISO8601, IsNumber, IsObject, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
-import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
-import type { MemoryKind, MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS } from 'src/compiler/memory-kinds';
+import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
 import { toBool } from './search.dto';
 
 /** Longest content of a memory written over the API; compiled memories are far shorter. */

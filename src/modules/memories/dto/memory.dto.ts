@@ -1,6 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/modules/memories/memory-kinds';
-import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/compiler/memory-kinds';
+import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 
 /** Where a time-ordered page of a subject's memories stopped: the last row's (created_at, id). */
 export interface MemoryCursor {

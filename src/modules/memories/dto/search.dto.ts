@@ -2,7 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsBoolean, IsInt, IsISO8601, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length, MaxLength } from 'src/common/http/text-length';
-import { MEMORY_KINDS } from 'src/modules/memories/memory-kinds';
+import { MEMORY_KINDS } from 'src/compiler/memory-kinds';
 import { CallerIdentityDto } from 'src/modules/policy/dto/caller-identity.dto';
 import { MemoryDto } from './memory.dto';
 

@@ -15,9 +15,9 @@ import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { EmbeddingBackfillRepository } from './embedding-backfill.repository';
-import { EMBEDDING_PROVIDER, isUsableVector } from './embedding-provider';
-import type { EmbeddingProvider } from './embedding-provider';
-import { EmbeddingDimensionError } from './openai-embedding-provider';
+import { EMBEDDING_PROVIDER, isUsableVector } from 'src/modules/models/embedding-provider';
+import type { EmbeddingProvider } from 'src/modules/models/embedding-provider.types';
+import { EmbeddingDimensionError } from 'src/modules/models/openai-embedding-provider';
 
 export interface BackfillResult {
   /** Memories that got a vector. */

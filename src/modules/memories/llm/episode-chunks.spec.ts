@@ -1,5 +1,5 @@
 import { countTokens } from 'src/common/text/tokenizer';
-import type { CompilerEpisode } from 'src/modules/memories/compiler/heuristic-compiler';
+import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { chunkEpisodes, pickMemories } from './episode-chunks';
 
 const episode = (id: string, text: string): CompilerEpisode => ({

@@ -3,8 +3,8 @@
  * budgets (cl100k counts, the service's one tokenizer). Pure.
  */
 import { countTokens, truncateToTokens } from 'src/common/text/tokenizer';
-import { episodeText } from 'src/modules/episodes/episode-text';
-import type { CompilerEpisode } from 'src/modules/memories/compiler/heuristic-compiler';
+import { episodeText } from 'src/compiler/episode-text';
+import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import type { PromptEpisode, PromptMemory } from './prompts';
 
 /** Tokens of an episode's header line and separators, counted against the chunk. */

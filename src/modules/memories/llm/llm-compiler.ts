@@ -15,16 +15,16 @@
 import { Logger } from '@nestjs/common';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { AppError } from 'src/common/errors/app-error';
-import { comparable } from 'src/modules/memories/compiler/compiler-text';
-import { compileHeuristic } from 'src/modules/memories/compiler/heuristic-compiler';
-import type { CompilerEpisode, ExistingMemory } from 'src/modules/memories/compiler/heuristic-compiler';
-import type { MemoryCompiler, PlannedCompile, PlannedDraft } from 'src/modules/memories/memory-compiler';
+import { comparable } from 'src/compiler/compiler-text';
+import { compileHeuristic } from 'src/compiler/heuristic-compiler';
+import type { CompilerEpisode, ExistingMemory } from 'src/compiler/compiler.types';
+import type { MemoryCompiler, CompilePlan, MemoryDraft } from 'src/compiler/compiler.types';
 import { chunkEpisodes, pickMemories } from './episode-chunks';
 import type { EpisodeChunk, KnownMemory } from './episode-chunks';
 import { InvalidOutputError, parseReply, validateReply } from './llm-output';
 import type { ReplyContext, ValidatedReply } from './llm-output';
-import { ModelCallError } from './model-gateway';
-import type { ChatMessage, ModelGateway } from './model-gateway';
+import { ModelCallError } from 'src/modules/models/model-gateway';
+import type { ChatMessage, ModelGateway } from 'src/modules/models/model-gateway';
 import { OUTPUT_SCHEMA, PROMPT_VERSION, repairMessages, SYSTEM_PROMPT, userPrompt } from './prompts';
 
 /** Existing memories shown per request: enough to supersede, small next to the episodes. */
@@ -77,7 +77,7 @@ export class LlmCompiler implements MemoryCompiler {
     return this.settings.maxEpisodesPerCompile;
   }
 
-  async compile(episodes: CompilerEpisode[], existing: ExistingMemory[]): Promise<PlannedCompile> {
+  async compile(episodes: CompilerEpisode[], existing: ExistingMemory[]): Promise<CompilePlan> {
     if (episodes.length === 0) return { drafts: [], supersede: [] };
     try {
       return await this.compileWithModel(episodes, existing);
@@ -91,10 +91,10 @@ export class LlmCompiler implements MemoryCompiler {
     }
   }
 
-  private async compileWithModel(episodes: CompilerEpisode[], existing: ExistingMemory[]): Promise<PlannedCompile> {
+  private async compileWithModel(episodes: CompilerEpisode[], existing: ExistingMemory[]): Promise<CompilePlan> {
     const stats: CompileStats = { chunks: 0, requests: 0, accepted: 0, rejected: 0, duplicates: 0 };
-    const drafts: PlannedDraft[] = [];
-    const supersede: PlannedCompile['supersede'] = [];
+    const drafts: MemoryDraft[] = [];
+    const supersede: CompilePlan['supersede'] = [];
     const superseded = new Set<string>();
     const seen = new Set(existing.map((m) => contentKey(m.kind, m.content)));
     for (const chunk of chunkEpisodes(episodes, this.settings.chunkTokens)) {

@@ -6,7 +6,7 @@
  * short tokens reliably and a mangled UUID would silently lose provenance. The compiler maps
  * the aliases back and rejects any it did not hand out.
  */
-import type { ChatMessage } from './model-gateway';
+import type { ChatMessage } from 'src/modules/models/model-gateway';
 
 export const PROMPT_VERSION = 'p1';
 

@@ -6,8 +6,9 @@
  * Pure and bounded: no clock, no randomness, no I/O; any JSON payload is accepted and the
  * work per episode is capped, so one odd episode can neither fail nor stall a compile job.
  */
-import { conversationMessages, episodeText } from 'src/modules/episodes/episode-text';
-import type { MemoryKind } from 'src/modules/memories/memory-kinds';
+import { conversationMessages, episodeText } from 'src/compiler/episode-text';
+import type { CompilePlan, CompilerEpisode, ExistingMemory, MemoryCompiler, MemoryDraft } from './compiler.types';
+import type { MemoryKind } from './memory-kinds';
 import { cutChars, keyPhrase, normaliseText, oneLine, splitSentences, truncateAtWord } from './compiler-text';
 import { summariseConversation, summariseText } from './episode-summary';
 import { extractAgentFacts, extractAnswerFact, extractFacts } from './fact-patterns';
@@ -27,50 +28,6 @@ import {
 import type { ProcedureMatch } from './procedure-patterns';
 import { classifyRole, sideOfSource } from './speaker-roles';
 import type { Side, Speaker } from './speaker-roles';
-
-export interface CompilerEpisode {
-  id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  payload: unknown;
-  metadata: Record<string, unknown>;
-  created_at: Date;
-}
-
-export interface ExistingMemory {
-  id: string;
-  kind: MemoryKind;
-  content: string;
-  summary: string;
-  attribute_key: string | null;
-  valid_from: Date;
-}
-
-export interface MemoryDraft {
-  kind: MemoryKind;
-  content: string;
-  summary: string;
-  confidence: number;
-  source_episode_ids: string[];
-  attribute_key: string | null;
-  valid_from: Date;
-  valid_to: Date | null;
-  status: 'active' | 'superseded';
-  metadata: Record<string, unknown>;
-  /** Index of the later draft of the same compile that replaced this one. */
-  replaced_by_draft?: number;
-}
-
-/**
- * Drafts to store and existing memories to supersede. `by_draft` names the draft that replaces
- * a superseded memory when the compiler knows it; without it the pipeline finds the
- * replacement by kind and attribute key.
- */
-export interface CompilePlan {
-  drafts: MemoryDraft[];
-  supersede: { id: string; valid_to: Date; by_draft?: number }[];
-}
 
 export const HEURISTIC_COMPILER_VERSION = 'heuristic-1';
 
@@ -429,4 +386,14 @@ function draft(
       ...(episode.session_id === null ? {} : { session_id: episode.session_id }),
     },
   };
+}
+
+/** The heuristic compiler behind the pipeline's MemoryCompiler token (COMPILER_TYPE=heuristic). */
+export class HeuristicCompiler implements MemoryCompiler {
+  readonly name = HEURISTIC_COMPILER_VERSION;
+  readonly remote = false;
+
+  async compile(episodes: CompilerEpisode[], existing: ExistingMemory[]): Promise<CompilePlan> {
+    return compileHeuristic(episodes, existing);
+  }
 }

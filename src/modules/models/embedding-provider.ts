@@ -1,32 +1,13 @@
 import { Logger } from '@nestjs/common';
 import type { AppConfig } from 'src/config/app-config';
-import type { ModelGateway } from 'src/modules/memories/llm/model-gateway';
+import type { ModelGateway } from 'src/modules/models/model-gateway';
+import type { EmbeddingProvider } from './embedding-provider.types';
 import { OpenAIEmbeddingProvider } from './openai-embedding-provider';
 import { LruCache } from 'src/common/lru-cache';
 import { SparseVector, sparseCosine, stubEmbedding, stubSparseEmbedding } from './stub-embedding';
 
 /** The configured embedding provider, or null for EMBEDDING_PROVIDER=none (no embeddings at all). */
 export const EMBEDDING_PROVIDER = Symbol('EMBEDDING_PROVIDER');
-
-export interface EmbeddingProvider {
-  readonly name: string;
-  readonly dimensions: number;
-  /**
-   * True when embed() goes over the network: the compile pipeline then never calls it inside
-   * a transaction (it would hold the subject lock, and PGlite's only connection, meanwhile).
-   */
-  readonly remote?: boolean;
-  /** One vector of `dimensions` numbers per text, in order. May throw: callers degrade gracefully. */
-  embed(texts: string[]): Promise<number[][]>;
-  /**
-   * Present when the embedding is a pure local function of the text (stub). Returns a scorer
-   * giving the cosine between the query's embedding and a text's, computed from the texts
-   * themselves: the same number as the cosine of the stored vectors, without reading or
-   * comparing 1,536-number arrays in SQL (about 0.5 ms per memory on PostgreSQL without
-   * pgvector). Null when the query has nothing to embed.
-   */
-  localSimilarity?(query: string): ((text: string) => number) | null;
-}
 
 /** Deterministic, local, no network: hashed word and character n-grams (see stub-embedding.ts). */
 export class StubEmbeddingProvider implements EmbeddingProvider {

@@ -5,7 +5,7 @@
  * pieces ("refund" ~ "refunds" ~ "refunded"). It knows no synonyms; it is the honest baseline
  * when no hosted model is configured, and it is stable across releases and machines.
  */
-import { stemWord, words } from 'src/modules/memories/compiler/compiler-text';
+import { stemWord, words } from 'src/compiler/compiler-text';
 
 /**
  * Bound once: inside sandboxed runtimes (Jest's VM context) every global `Math.x` lookup is

@@ -1,11 +1,5 @@
-import {
-  CompilePlan,
-  CompilerEpisode,
-  ExistingMemory,
-  HEURISTIC_COMPILER_VERSION,
-  MemoryDraft,
-  compileHeuristic,
-} from './heuristic-compiler';
+import { HEURISTIC_COMPILER_VERSION, compileHeuristic } from './heuristic-compiler';
+import type { CompilePlan, CompilerEpisode, ExistingMemory, MemoryDraft } from './compiler.types';
 import { restatedMemories } from './memory-plan';
 
 const T0 = Date.UTC(2024, 2, 1, 9, 0, 0);

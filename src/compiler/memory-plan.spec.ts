@@ -1,4 +1,4 @@
-import type { ExistingMemory, MemoryDraft } from './heuristic-compiler';
+import type { ExistingMemory, MemoryDraft } from './compiler.types';
 import { planMemories, restatedMemories } from './memory-plan';
 
 const day = (n: number): Date => new Date(Date.UTC(2024, 0, n));

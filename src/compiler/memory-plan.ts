@@ -16,7 +16,7 @@
  * `restatedMemories` after planning.
  */
 import { comparable, normalisedValue } from './compiler-text';
-import type { CompilePlan, ExistingMemory, MemoryDraft } from './heuristic-compiler';
+import type { CompilePlan, ExistingMemory, MemoryDraft } from './compiler.types';
 
 interface Entry {
   kind: string;

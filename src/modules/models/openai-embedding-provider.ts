@@ -1,7 +1,7 @@
 import { truncateToTokens } from 'src/common/text/tokenizer';
-import { ModelCallError } from 'src/modules/memories/llm/model-gateway';
-import type { ModelGateway } from 'src/modules/memories/llm/model-gateway';
-import type { EmbeddingProvider } from './embedding-provider';
+import { ModelCallError } from 'src/modules/models/model-gateway';
+import type { ModelGateway } from 'src/modules/models/model-gateway';
+import type { EmbeddingProvider } from './embedding-provider.types';
 
 /** OpenAI's embedding models take 8191 tokens per input; longer texts are embedded by their opening. */
 const MAX_INPUT_TOKENS = 8000;
