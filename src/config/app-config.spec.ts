@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { ConfigError, loadConfig, normaliseDatabaseUrl } from './app-config';
 
 describe('loadConfig', () => {
@@ -69,6 +70,17 @@ describe('loadConfig', () => {
   it('runs migrations automatically on the embedded engine only, unless told otherwise', () => {
     expect(loadConfig({ SERVICE_DATABASE_URL: 'postgresql://localhost/db' }).autoMigrate).toBe(false);
     expect(loadConfig({ SERVICE_DATABASE_URL: 'postgresql://localhost/db', SERVICE_AUTO_MIGRATE: 'true' }).autoMigrate).toBe(true);
+  });
+
+  it('runs one HTTP worker by default, N on PostgreSQL, and refuses N > 1 on the embedded engine', () => {
+    const pg = 'postgresql://localhost/db';
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ SERVICE_DATABASE_URL: pg, SERVICE_WORKERS: '3' }).workers).toBe(3);
+    expect(loadConfig({ SERVICE_DATABASE_URL: pg, SERVICE_WORKERS: 'auto' }).workers).toBe(Math.min(64, availableParallelism()));
+    // auto on the embedded engine is one process (a manifest may serve both engines).
+    expect(loadConfig({ SERVICE_WORKERS: 'auto' }).workers).toBe(1);
+    expect(() => loadConfig({ SERVICE_WORKERS: '2' })).toThrow(/SERVICE_WORKERS=2 needs SERVICE_DATABASE_URL: the embedded engine \(PGlite\) runs in one process/);
+    for (const bad of ['0', '65', 'two', '1.5']) expect(() => loadConfig({ SERVICE_DATABASE_URL: pg, SERVICE_WORKERS: bad })).toThrow(/SERVICE_WORKERS must be an integer between 1 and 64 or auto/);
   });
 });
 

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
 import { parseSigningKeys, SigningKeys } from './signing-keys';
 
@@ -65,6 +66,8 @@ export interface AppConfig {
   maxImportBytes: number;
   readPageBytes: number;
   socketIdleTimeoutMs: number;
+  /** HTTP worker processes (SERVICE_WORKERS, `auto` resolved); 1: no cluster, this process serves. */
+  workers: number;
   workersEnabled: boolean;
   workerPollMs: number;
   otelEndpoint: string;
@@ -156,6 +159,27 @@ export function normaliseDatabaseUrl(raw: string): string | { problem: string } 
   return `postgresql://${url.slice(m[0].length)}`;
 }
 
+/** Most HTTP workers: beyond this, pools (workers × DATABASE_POOL_SIZE) outgrow a default PostgreSQL. */
+const MAX_WORKERS = 64;
+
+/**
+ * SERVICE_WORKERS: an integer or `auto` (one per CPU the process may use). The embedded engine
+ * is one process holding its data directory's lock, so more than one worker needs PostgreSQL;
+ * `auto` there resolves to 1 rather than refusing, so one manifest serves both engines.
+ */
+export function parseWorkers(raw: string, postgres: boolean): number | { problem: string } {
+  const v = raw.trim().toLowerCase();
+  if (v === 'auto') return postgres ? Math.min(MAX_WORKERS, Math.max(1, availableParallelism())) : 1;
+  const n = /^\d+$/.test(v) ? Number(v) : NaN;
+  if (!(n >= 1 && n <= MAX_WORKERS)) return { problem: `SERVICE_WORKERS must be an integer between 1 and ${MAX_WORKERS} or auto, got ${JSON.stringify(raw)}` };
+  if (n > 1 && !postgres) {
+    return {
+      problem: `SERVICE_WORKERS=${n} needs SERVICE_DATABASE_URL: the embedded engine (PGlite) runs in one process that owns its data directory, so it cannot be shared by ${n} workers. Set SERVICE_WORKERS=1 (or auto), or move to PostgreSQL.`,
+    };
+  }
+  return n;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const problems: string[] = [];
   const values = new Map<string, Parsed>();
@@ -204,6 +228,8 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if (replicaUrls.length > 0 && Number(values.get('READ_YOUR_WRITES_WINDOW')) <= Number(values.get('READ_REPLICA_MAX_LAG'))) {
     problems.push('SERVICE_READ_YOUR_WRITES_WINDOW must be longer than SERVICE_READ_REPLICA_MAX_LAG: after the window a write is assumed replayed by every replica in use.');
   }
+  const workers = parseWorkers(String(values.get('WORKERS') ?? '1'), dbUrl !== '' && typeof dbUrl === 'string');
+  if (typeof workers === 'object') problems.push(workers.problem);
   const signing = parseSigningKeys(String(values.get('RECEIPT_SIGNING_KEYS') ?? ''), String(values.get('RECEIPT_SIGNING_KEY_ID') ?? ''));
   if ('problems' in signing) problems.push(...signing.problems);
   const region = String(values.get('REGION') ?? '').trim();
@@ -275,6 +301,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     maxImportBytes: get<number>('MAX_IMPORT_BYTES'),
     readPageBytes: get<number>('READ_PAGE_BYTES'),
     socketIdleTimeoutMs: get<number>('SOCKET_IDLE_TIMEOUT_MS'),
+    workers: workers as number,
     workersEnabled: get<boolean>('WORKERS_ENABLED'),
     workerPollMs: get<number>('WORKER_POLL_MS'),
     otelEndpoint,

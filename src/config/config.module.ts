@@ -1,6 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { config as loadDotenv } from 'dotenv';
-import { APP_CONFIG, loadConfig } from './app-config';
+import { APP_CONFIG, AppConfig, loadConfig } from './app-config';
+
+/** The environment, with .env filling only variables it does not already set, validated. */
+export function readConfig(): AppConfig {
+  loadDotenv({ quiet: true });
+  return loadConfig(process.env);
+}
 
 /** The only reader of process.env: the validated, frozen config is injected under APP_CONFIG. */
 @Global()
@@ -8,11 +14,7 @@ import { APP_CONFIG, loadConfig } from './app-config';
   providers: [
     {
       provide: APP_CONFIG,
-      useFactory: () => {
-        // .env fills only variables the environment does not already set.
-        loadDotenv({ quiet: true });
-        return loadConfig(process.env);
-      },
+      useFactory: readConfig,
     },
   ],
   exports: [APP_CONFIG],

@@ -88,6 +88,8 @@ export const metrics = {
     name: 'memory_compile_jobs',
     help: 'Compile jobs stored, by status (read from the database at scrape time).',
     labelNames: ['status'] as const,
+    // Every worker reads the same rows: the cluster view takes one, not their sum.
+    aggregator: 'max',
     registers: [registry],
     async collect() {
       const counts = await readQueues();
@@ -112,6 +114,8 @@ export const metrics = {
     name: 'memory_webhook_events',
     help: 'Webhook outbox rows by status; dead_letter is the dead-letter queue (read from the database at scrape time).',
     labelNames: ['status'] as const,
+    // Every worker reads the same rows: the cluster view takes one, not their sum.
+    aggregator: 'max',
     registers: [registry],
     async collect() {
       const counts = await readQueues();
@@ -172,12 +176,15 @@ export const metrics = {
     name: 'memory_db_replica_up',
     help: 'Read replica serving reads (1), or skipped as down or lagging (0).',
     labelNames: ['replica'] as const,
+    // Cluster view: up only while every worker routes reads to it.
+    aggregator: 'min',
     registers: [registry],
   }),
   dbReplicaLag: new Gauge({
     name: 'memory_db_replica_lag_seconds',
     help: 'Estimated replay lag of a read replica behind the primary.',
     labelNames: ['replica'] as const,
+    aggregator: 'max',
     registers: [registry],
   }),
   // The pool gauges wait for the scrape's own queue read, so it never counts itself as busy.

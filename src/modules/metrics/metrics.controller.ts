@@ -3,6 +3,7 @@ import { ApiExcludeController } from '@nestjs/swagger';
 import { SkipThrottle } from '@nestjs/throttler';
 import type { Response } from 'express';
 import { TenantOptional } from 'src/common/guards/public.decorator';
+import { clusterMetrics, inCluster } from 'src/cluster/cluster-worker';
 import { registry } from 'src/common/metrics/metrics';
 
 /**
@@ -18,7 +19,8 @@ export class MetricsController {
   @TenantOptional()
   @SkipThrottle()
   async scrape(@Res() res: Response): Promise<void> {
-    const body = await registry.metrics();
+    // In a cluster worker: every worker's metrics, aggregated by the primary (src/cluster).
+    const body = inCluster() ? await clusterMetrics() : await registry.metrics();
     res.setHeader('Content-Type', registry.contentType);
     res.status(200).send(body);
   }
