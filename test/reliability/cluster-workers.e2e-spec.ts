@@ -76,7 +76,7 @@ if (isPglite()) {
         expect(code).toBe(1);
         expect(out).toContain('SERVICE_WORKERS=2 needs SERVICE_DATABASE_URL: the embedded engine (PGlite) runs in one process that owns its data directory');
         // Refused before anything was opened: no worker was forked, no database created.
-        expect(out).not.toContain('worker');
+        expect(out).not.toContain('starting HTTP workers');
         expect(existsSync(`${db.env.SERVICE_DATA_DIR}/pglite`)).toBe(false);
       } finally {
         await db.drop();
