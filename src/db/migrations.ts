@@ -17,6 +17,7 @@ import { WebhookEventCounts1700000000015 } from '../../migrations/0015_webhook_e
 import { ApiKeys1700000000016 } from '../../migrations/0016_api_keys';
 import { HealthRefreshMarks1700000000017 } from '../../migrations/0017_health_refresh_marks';
 import { TenantRowSecurity1700000000018 } from '../../migrations/0018_tenant_row_security';
+import { ReceiptCopies1700000000019 } from '../../migrations/0019_receipt_copies';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -42,9 +43,10 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   ApiKeys1700000000016,
   HealthRefreshMarks1700000000017,
   TenantRowSecurity1700000000018,
+  ReceiptCopies1700000000019,
 ];
 
-export const EXPECTED_HEAD = '0018_tenant_row_security';
+export const EXPECTED_HEAD = '0019_receipt_copies';
 /**
  * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). Not
  * 0018: it only adds row-level security policies, which this version satisfies and can do without.

@@ -150,7 +150,7 @@ describe('snapshots', () => {
     it('restores a snapshot by id: new ids, remapped references, newest episode at now, provenance', async () => {
       const before = Date.now();
       const res = await request(t.http).post(`/admin/snapshots/${v1.id}/restore`).send({ target_subject_id: 'restored/one' }).expect(200);
-      expect(res.body).toEqual({ snapshot_id: v1.id, name: 'demo', version: 1, target_subject_id: 'restored/one', episodes_restored: 2, memories_restored: 2 });
+      expect(res.body).toEqual({ snapshot_id: v1.id, name: 'demo', version: 1, target_subject_id: 'restored/one', episodes_restored: 2, memories_restored: 2, receipts_restored: 0 });
       const episodes = await t.ds.query(`SELECT id, tenant_id, provenance, created_at FROM episodes WHERE subject_id = 'restored/one' ORDER BY created_at`);
       const copies = await t.ds.query(`SELECT id FROM episodes WHERE subject_id = '_snapshot/demo/v1' ORDER BY created_at`);
       expect(episodes.map((e: { provenance: Record<string, unknown> }) => e.provenance)).toEqual(
@@ -172,7 +172,7 @@ describe('snapshots', () => {
 
     it('restores the latest version by name', async () => {
       const res = await request(t.http).post('/admin/snapshots/restore-by-name').send({ name: 'demo', target_subject_id: 'restored/two' }).expect(200);
-      expect(res.body).toMatchObject({ snapshot_id: v2.id, version: 2, episodes_restored: 2, memories_restored: 2 });
+      expect(res.body).toMatchObject({ snapshot_id: v2.id, version: 2, episodes_restored: 2, memories_restored: 2, receipts_restored: 0 });
     });
 
     it('restores through the CLI too', async () => {

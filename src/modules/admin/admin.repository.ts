@@ -5,7 +5,18 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { episodeText } from 'src/compiler/episode-text';
 import { JobRow, JobStatus } from './dto/jobs.dto';
-import { type EpisodeItem, type EpisodeRow, type JsonObject, type MemoryItem, type MemoryRow, TIMESTAMP_SQL_FORMAT } from './export-document';
+import { AppError } from 'src/common/errors/app-error';
+import { ErrorCode } from 'src/common/errors/error-codes';
+import {
+  type EpisodeItem,
+  type EpisodeRow,
+  type JsonObject,
+  type MemoryItem,
+  type MemoryRow,
+  type ReceiptItem,
+  type ReceiptRow,
+  TIMESTAMP_SQL_FORMAT,
+} from './export-document';
 import { parseLossless } from './python-json';
 
 /** Where the previous page ended: the last row's created_at (as exported text) and tiebreaker. */
@@ -38,7 +49,7 @@ const ts = (column: string) => sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${
  */
 @Injectable()
 export class AdminRepository extends TenantScopedRepository {
-  protected readonly table = 'episodes/memories/compile_jobs';
+  protected readonly table = 'episodes/memories/compile_jobs/receipts';
 
   async listJobs(em: EntityManager, scope: TenantScope, filter: { status?: JobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
     return this.scoped<JobRow>(em, scope, (t) => sql`
@@ -124,6 +135,72 @@ export class AdminRepository extends TenantScopedRepository {
     const items = rows.map(({ metadata, ...rest }) => ({ ...rest, metadata: parseLossless(metadata) as JsonObject }));
     const last = rows[rows.length - 1];
     return { items, cursor: last ? { createdAt: last.created_at, key: last.id } : null };
+  }
+
+  /**
+   * One page of the receipts a subject holds, by (id, tenant): each body exactly as stored (the
+   * signed text's values) with the tenant holding the row, which after an import into another
+   * tenant is not the body's own `tenant_id`. Pages stop at maxBytes of body text (at least one).
+   */
+  async receiptPage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: ReceiptItem[]; cursor: PageCursor | null }> {
+    const rows = await this.scoped<{ id: string; tenant_id: string | null; body: string }>(em, scope, (t) => sql`
+      WITH candidates AS (
+        SELECT c.id, c.tenant_id, octet_length(c.body::text) AS bytes
+        FROM receipts c
+        WHERE ${t('c')} AND c.subject_id = ${subjectId}
+          ${after ? sql`AND (c.id, coalesce(c.tenant_id, '')) > (${after.key}::varchar, ${after.createdAt}::varchar)` : raw('')}
+        ORDER BY c.id, coalesce(c.tenant_id, '')
+        LIMIT ${limit}
+      ), budgeted AS (
+        SELECT id, tenant_id, sum(bytes) OVER (ORDER BY id, coalesce(tenant_id, '') ROWS UNBOUNDED PRECEDING) - bytes AS before FROM candidates
+      )
+      SELECT r.id, r.tenant_id, r.body::text AS body
+      FROM budgeted b JOIN receipts r ON r.id = b.id AND r.tenant_id IS NOT DISTINCT FROM b.tenant_id AND r.subject_id = ${subjectId}
+      WHERE ${t('r')} AND b.before < ${maxBytes}
+      ORDER BY r.id, coalesce(r.tenant_id, '')`);
+    const items = rows.map((r) => ({ tenant_id: r.tenant_id, receipt: JSON.parse(r.body) as JsonObject }));
+    const last = rows[rows.length - 1];
+    // The cursor's two fields carry (tenant, id) here: receipts have no created_at order to keep.
+    return { items, cursor: last ? { createdAt: last.tenant_id ?? '', key: last.id } : null };
+  }
+
+  /**
+   * Inserts imported receipts under `subjectId`, each in its own tenant. Receipts are immutable:
+   * this only inserts. One already held by the subject with the same body is left as it is (a
+   * re-import is a no-op); an id the tenant already holds with another body is refused (409)
+   * before anything is written. Returns how many rows were added.
+   */
+  async insertReceipts(em: EntityManager, subjectId: string, rows: readonly ReceiptRow[]): Promise<number> {
+    let added = 0;
+    for (const [tenantId, group] of byTenant(rows)) {
+      for (let i = 0; i < group.length; i += INSERT_CHUNK) {
+        const chunk = JSON.stringify(group.slice(i, i + INSERT_CHUNK).map((r) => ({ id: r.id, body: r.body_json })));
+        const clashes = await this.scoped<{ id: string }>(em, TenantScope.of(tenantId), (t) => sql`
+          SELECT DISTINCT r.id FROM receipts r
+          JOIN jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text) ON r.id = i.id
+          WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar AND r.body <> i.body::jsonb
+          ORDER BY r.id`);
+        if (clashes.length > 0) {
+          throw new AppError(
+            ErrorCode.Conflict,
+            `Receipt ${clashes[0].id} already exists with a different body (${clashes.length} such receipt(s)); receipts are immutable and are never overwritten`,
+            { receipt_ids: clashes.map((c) => c.id) },
+          );
+        }
+        const inserted = await this.stamped<{ n: number }>(em, TenantScope.of(tenantId), (tenant) => sql`
+          WITH added AS (
+            INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
+            SELECT i.id, ${tenant}, ${subjectId}, i.body::jsonb->>'mode', i.body::jsonb->>'parent_receipt_id', i.body::jsonb,
+              (i.body::jsonb->>'created_at')::timestamptz
+            FROM jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text)
+            ON CONFLICT DO NOTHING
+            RETURNING 1
+          )
+          SELECT count(*)::int AS n FROM added`);
+        added += inserted[0].n;
+      }
+    }
+    return added;
   }
 
   /** Ids of the given ones that already exist, in any tenant (ids are global primary keys). */

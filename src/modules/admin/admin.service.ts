@@ -39,6 +39,7 @@ export interface ImportOptions {
 export interface ExportCounts {
   episodes: number;
   memories: number;
+  receipts: number;
 }
 
 @Injectable()
@@ -83,7 +84,7 @@ export class AdminService {
    * written. A reader that goes away mid-stream just ends the export.
    */
   async exportSubject(scope: TenantScope, subjectId: string, out: Writable, opts: { end?: boolean } = {}): Promise<ExportCounts> {
-    const counts: ExportCounts = { episodes: 0, memories: 0 };
+    const counts: ExportCounts = { episodes: 0, memories: 0, receipts: 0 };
     const dir = await mkdtemp(join(tmpdir(), 'memsvc-export-'));
     const file = join(dir, 'document.json');
     try {
@@ -99,7 +100,8 @@ export class AdminService {
         };
         const episodes = this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes));
         const memories = this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
-        await pipeline(Readable.from(writeExportDocument(header, episodes, memories)), createWriteStream(file));
+        const receipts = this.pages(counts, 'receipts', (after) => this.repo.receiptPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes));
+        await pipeline(Readable.from(writeExportDocument(header, episodes, memories, receipts)), createWriteStream(file));
       });
       try {
         await pipeline(createReadStream(file), out, { end: opts.end ?? true });
@@ -123,6 +125,7 @@ export class AdminService {
     const plan = planImport(verified.doc, { ...options, newId: randomUUID });
     const episodeIds = plan.episodes.map((e) => e.id);
     const memoryIds = plan.memories.map((m) => m.id);
+    let receiptsImported = 0;
     try {
       await this.ds.transaction(async (em) => {
         if (plan.ids_preserved) {
@@ -132,6 +135,7 @@ export class AdminService {
           }
         }
         await this.insertRows(em, plan.episodes, plan.memories);
+        receiptsImported = await this.repo.insertReceipts(em, plan.subject_id, plan.receipts);
       });
     } catch (err) {
       if (plan.ids_preserved && (err as { code?: string }).code === '23505') {
@@ -145,6 +149,7 @@ export class AdminService {
       tenant_id: plan.tenant_id,
       episodes_imported: plan.episodes.length,
       memories_imported: plan.memories.length,
+      receipts_imported: receiptsImported,
       ids_preserved: plan.ids_preserved,
     };
   }

@@ -17,6 +17,11 @@
  *   without the extra keys import with null.
  * - `confidence` and embedding values are floats: a `1` from the database is written `1.0`,
  *   as the existing implementation writes it.
+ * - Receipts (docs/governance.md "Receipts in exports and snapshots") are an optional top-level
+ *   `receipts` list of `{tenant_id, receipt}` (the tenant holding the row, the body as stored),
+ *   with its own `receipts_checksum` (SHA-256 of `{"receipts": [...]}` in the same Python form)
+ *   and `counts.receipts`, all three written only when the subject holds receipts: a subject
+ *   without any exports the 0.6.1 document unchanged, and a document without them imports.
  * - Rows to insert carry jsonb columns as JSON text (`*_json`, cast with `::jsonb`) because
  *   parsed documents hold `LosslessNumber`s, which a driver's `JSON.stringify` would mangle.
  */
@@ -72,6 +77,19 @@ export interface MemoryItem {
   sensitivity_labels: string[];
 }
 
+/** A receipt the subject holds: the holding row's tenant and the body as stored (and signed). */
+export interface ReceiptItem {
+  tenant_id: string | null;
+  receipt: JsonObject;
+}
+
+/** A receipt to insert: its id and its body as plain JSON text (numbers as JavaScript reads them). */
+export interface ReceiptRow {
+  id: string;
+  tenant_id: string | null;
+  body_json: string;
+}
+
 export interface ExportHeader {
   exported_at: string;
   subject_id: string;
@@ -80,10 +98,12 @@ export interface ExportHeader {
 
 export interface ExportDocument extends ExportHeader {
   format_version: typeof EXPORT_FORMAT_VERSION;
-  counts: { episodes: number; memories: number };
+  counts: { episodes: number; memories: number; receipts?: number };
   episodes: EpisodeItem[];
   memories: MemoryItem[];
   checksum: string;
+  /** Absent in documents of subjects without receipts and in those of older versions. */
+  receipts: ReceiptItem[];
 }
 
 export type EpisodeRow = Omit<EpisodeItem, 'payload' | 'metadata' | 'provenance'> & {
@@ -140,6 +160,7 @@ export async function* writeExportDocument(
   header: ExportHeader,
   episodes: AsyncIterable<EpisodeItem>,
   memories: AsyncIterable<MemoryItem>,
+  receipts: AsyncIterable<ReceiptItem> = (async function* () {})(),
 ): AsyncGenerator<string> {
   const hash = createHash('sha256');
   yield `{"format_version": ${pythonJson(EXPORT_FORMAT_VERSION)}, "exported_at": ${pythonJson(header.exported_at)}, ` +
@@ -163,7 +184,25 @@ export async function* writeExportDocument(
     yield text;
   }
   hash.update(']}');
-  yield `], "counts": {"episodes": ${episodeCount}, "memories": ${memoryCount}}, "checksum": "${hash.digest('hex')}"}`;
+  yield ']';
+  // Receipts only when there are some, so that a subject without any keeps the 0.6.1 document.
+  const receiptHash = createHash('sha256').update('{"receipts": [');
+  let receiptCount = 0;
+  for await (const receipt of receipts) {
+    const text = (receiptCount > 0 ? ', ' : ', "receipts": [') + pythonJson(receipt);
+    receiptHash.update(receiptCount > 0 ? text : text.slice(', "receipts": ['.length));
+    receiptCount++;
+    yield text;
+  }
+  if (receiptCount > 0) yield ']';
+  const receiptCounts = receiptCount > 0 ? `, "receipts": ${receiptCount}` : '';
+  const receiptChecksum = receiptCount > 0 ? `, "receipts_checksum": "${receiptHash.update(']}').digest('hex')}"` : '';
+  yield `, "counts": {"episodes": ${episodeCount}, "memories": ${memoryCount}${receiptCounts}}, "checksum": "${hash.digest('hex')}"${receiptChecksum}}`;
+}
+
+/** Hex SHA-256 over `{"receipts": [...]}` in Python json form (raw items, as parsed). */
+export function computeReceiptsChecksum(receipts: readonly unknown[]): string {
+  return sha256Hex(pythonJson({ receipts }));
 }
 
 const OPTIONAL_KEYS = ['session_id', 'attribute_key', 'superseded_by'] as const;
@@ -239,6 +278,18 @@ export function verifyDocument(raw: unknown): VerifyResult {
         message: `Export document checksum mismatch: document says ${raw.checksum}, content hashes to ${actual}`,
       };
     }
+    const receipts = raw.receipts == null ? [] : arrayAt(raw.receipts, 'receipts');
+    if (receipts.length > 0) {
+      if (typeof raw.receipts_checksum !== 'string') invalid('receipts_checksum', 'must be a string when receipts are present');
+      const actualReceipts = computeReceiptsChecksum(receipts);
+      if (actualReceipts !== raw.receipts_checksum.toLowerCase()) {
+        return {
+          ok: false,
+          code: ErrorCode.ChecksumMismatch,
+          message: `Export document receipts checksum mismatch: document says ${raw.receipts_checksum}, receipts hash to ${actualReceipts}`,
+        };
+      }
+    }
     const doc: ExportDocument = {
       format_version: EXPORT_FORMAT_VERSION,
       exported_at: stringAt(raw.exported_at, 'exported_at'),
@@ -248,9 +299,15 @@ export function verifyDocument(raw: unknown): VerifyResult {
       episodes: episodes.map((e, i) => readEpisode(e, `episodes[${i}]`)),
       memories: memories.map((m, i) => readMemory(m, `memories[${i}]`)),
       checksum: actual,
+      receipts: receipts.map((r, i) => readReceipt(r, `receipts[${i}]`)),
     };
+    if (doc.receipts.length > 0) doc.counts.receipts = doc.receipts.length;
     rejectDuplicates(doc.episodes, 'episodes');
     rejectDuplicates(doc.memories, 'memories');
+    rejectDuplicates(
+      doc.receipts.map((r) => ({ id: `${r.tenant_id ?? ''} ${String(r.receipt.receipt_id)}` })),
+      'receipts',
+    );
     return { ok: true, doc };
   } catch (err) {
     if (err instanceof InvalidDocumentError) return { ok: false, code: ErrorCode.InvalidDocument, message: err.message };
@@ -305,6 +362,34 @@ function readMemory(value: unknown, path: string): MemoryItem {
     updated_at: o.updated_at == null ? createdAt : timestampAt(o.updated_at, `${path}.updated_at`),
     sensitivity_labels: labelsAt(o.sensitivity_labels, `${path}.sensitivity_labels`),
   };
+}
+
+const ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
+const RECEIPT_MODES = ['retrieval', 'as_of_replay'] as const;
+
+/**
+ * A receipt as exported. Only what the row needs is checked (id, subject, mode, parent, time);
+ * the body is otherwise kept exactly, numbers turned back into the plain numbers it was signed
+ * with, so `GET /v1/receipts/{id}/verify` gives the same verdict after the import.
+ */
+function readReceipt(value: unknown, path: string): ReceiptItem {
+  const o = objectAt(value, path);
+  const receipt = plainJson(objectAt(o.receipt, `${path}.receipt`)) as JsonObject;
+  const id = receipt.receipt_id;
+  if (typeof id !== 'string' || !ULID.test(id)) invalid(`${path}.receipt.receipt_id`, 'must be a ULID');
+  textAt(receipt.subject_id, `${path}.receipt.subject_id`, 256);
+  oneOfAt(receipt.mode, RECEIPT_MODES, `${path}.receipt.mode`);
+  nullableTextAt(receipt.parent_receipt_id, `${path}.receipt.parent_receipt_id`, 256);
+  timestampAt(receipt.created_at, `${path}.receipt.created_at`);
+  return { tenant_id: nullableTextAt(o.tenant_id, `${path}.tenant_id`, 256), receipt };
+}
+
+/** A losslessly parsed value with its numbers as JavaScript numbers (what JSON.parse gives). */
+function plainJson(value: unknown): unknown {
+  if (isLosslessNumber(value)) return Number(value.value);
+  if (Array.isArray(value)) return value.map(plainJson);
+  if (isJsonObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, plainJson(v)]));
+  return value;
 }
 
 /** Optional; normalised and limited as `PATCH /v1/memories/{id}/labels` does. */
@@ -452,6 +537,7 @@ export interface ImportPlan {
   ids_preserved: boolean;
   episodes: EpisodeRow[];
   memories: MemoryRow[];
+  receipts: ReceiptRow[];
 }
 
 /**
@@ -483,6 +569,13 @@ export function planImport(doc: ExportDocument, options: ImportOptions): ImportP
         superseded_by: m.superseded_by === null ? null : (memoryIds.get(m.superseded_by) ?? m.superseded_by),
       }),
     ),
+    // Receipts keep their ids and bodies whatever preserve_ids says: a body is signed as it was
+    // written (its own ids and subject included), so only the holding row moves.
+    receipts: doc.receipts.map((r) => ({
+      id: r.receipt.receipt_id as string,
+      tenant_id: tenant(r.tenant_id),
+      body_json: JSON.stringify(r.receipt),
+    })),
   };
 }
 

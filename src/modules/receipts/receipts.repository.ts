@@ -30,18 +30,22 @@ export class ReceiptsRepository extends TenantScopedRepository {
       VALUES (${body.receipt_id}, ${tenantId}, ${body.subject_id}, ${body.mode}, ${body.parent_receipt_id}, ${JSON.stringify(body)}::jsonb, ${body.created_at}::timestamptz)`);
   }
 
+  /**
+   * A receipt may be held by several subjects of a tenant (a snapshot, a restore: migration
+   * 0019), always with the same body, so any row of the id answers.
+   */
   async find(em: EntityManager, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
-    const rows = await this.scoped<{ body: ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id}`);
+    const rows = await this.scoped<{ body: ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
     return rows[0]?.body ?? null;
   }
 
-  /** Newest first; `more` tells whether rows beyond the page exist. */
+  /** Newest first, each id once (copies held by other subjects share it); `more` tells whether rows beyond the page exist. */
   async list(em: EntityManager, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
     const rows = await this.scoped<{ id: string; body: ReceiptBody; fits: boolean }>(em, scope, (t) => sql`
       SELECT id, body, running - size < ${q.maxBytes} AS fits FROM (
         SELECT id, body, pg_column_size(body) AS size, sum(pg_column_size(body)) OVER (ORDER BY id DESC) AS running
         FROM (
-          SELECT id, body FROM receipts
+          SELECT DISTINCT ON (id) id, body FROM receipts
           WHERE ${t()}
             ${q.subjectId !== undefined ? sql`AND subject_id = ${q.subjectId}` : raw('')}
             ${q.since !== undefined ? sql`AND created_at >= ${q.since}` : raw('')}

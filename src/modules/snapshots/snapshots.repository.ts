@@ -2,10 +2,33 @@ import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { lockSnapshotName } from 'src/common/db/advisory-locks';
-import { sql } from 'src/common/db/sql';
+import { sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { SnapshotRow } from './dto/snapshot.dto';
+
+export interface SubjectCopy {
+  episodes: number;
+  memories: number;
+  receipts: number;
+}
+
+/**
+ * The receipts `source` holds, now held by `target` too (docs/governance.md "Receipts in exports
+ * and snapshots"). A receipt's signature covers its whole body, its id, subject and tenant
+ * included, so the copy keeps id and body byte for byte and only the row names the new holder
+ * (migration 0019 keys rows by tenant, holder and id); `verify` stays `valid`. Insert only, as
+ * receipts are immutable: a receipt the target already holds is left as it is.
+ */
+function copyReceipts(t: (alias?: string) => SqlFragment, source: string, target: string): SqlFragment {
+  return sql`
+        INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
+        SELECT r.id, r.tenant_id, ${target}, r.mode, r.parent_receipt_id, r.body, r.created_at
+        FROM receipts r WHERE ${t('r')} AND r.subject_id = ${source}
+        ORDER BY r.id
+        ON CONFLICT DO NOTHING
+        RETURNING 1`;
+}
 
 const SNAPSHOT_COLUMNS = sql`id, tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count, created_at`;
 
@@ -34,10 +57,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
   /**
    * Copies the subject's episodes and memories under `target` in one statement: every row gets a
    * new id, `source_episode_ids` and `superseded_by` follow the new ids, and everything else
-   * (tenant, timestamps, compiled state, embeddings) is kept exactly.
+   * (tenant, timestamps, compiled state, embeddings) is kept exactly. Receipts are copied as
+   * they are, id and body included (see copyReceipts).
    */
-  async copySubject(em: EntityManager, scope: TenantScope, source: string, target: string): Promise<{ episodes: number; memories: number }> {
-    const [row] = await this.scoped<{ episodes: number; memories: number }>(em, scope, (t) => sql`
+  async copySubject(em: EntityManager, scope: TenantScope, source: string, target: string): Promise<SubjectCopy> {
+    const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
       WITH emap AS MATERIALIZED (
         SELECT id AS old_id, gen_random_uuid() AS new_id FROM episodes WHERE ${t()} AND subject_id = ${source}
       ), mmap AS MATERIALIZED (
@@ -58,8 +82,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
           x.sensitivity_labels
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
         RETURNING 1
+      ), copied_receipts AS (
+        ${copyReceipts(t, source, target)}
       )
-      SELECT (SELECT count(*)::int FROM copied_episodes) AS episodes, (SELECT count(*)::int FROM copied_memories) AS memories`);
+      SELECT (SELECT count(*)::int FROM copied_episodes) AS episodes, (SELECT count(*)::int FROM copied_memories) AS memories,
+        (SELECT count(*)::int FROM copied_receipts) AS receipts`);
     return row;
   }
 
@@ -75,10 +102,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * - episode provenance records `restored_from_snapshot` and `original_episode_id`; memories
    *   have no provenance object, so their metadata records `restored_from_snapshot` and
    *   `original_memory_id` (overwriting the marks of an earlier restore).
-   * Rows keep their own tenant (the snapshot's).
+   * Rows keep their own tenant (the snapshot's). Receipts come back unchanged (copyReceipts):
+   * not shifted, not renumbered, so they still verify; one the target already holds is skipped.
    */
-  async restoreSubject(em: EntityManager, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<{ episodes: number; memories: number }> {
-    const [row] = await this.scoped<{ episodes: number; memories: number }>(em, scope, (t) => sql`
+  async restoreSubject(em: EntityManager, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<SubjectCopy> {
+    const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
       WITH anchor AS MATERIALIZED (
         SELECT coalesce((SELECT max(created_at) FROM episodes WHERE ${t()} AND subject_id = ${source}),
                         (SELECT max(created_at) FROM memories WHERE ${t()} AND subject_id = ${source})) AS newest
@@ -108,8 +136,11 @@ export class SnapshotsRepository extends TenantScopedRepository {
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by CROSS JOIN shift s
         ORDER BY x.created_at, x.id
         RETURNING 1
+      ), restored_receipts AS (
+        ${copyReceipts(t, source, target)}
       )
-      SELECT (SELECT count(*)::int FROM restored_episodes) AS episodes, (SELECT count(*)::int FROM restored_memories) AS memories`);
+      SELECT (SELECT count(*)::int FROM restored_episodes) AS episodes, (SELECT count(*)::int FROM restored_memories) AS memories,
+        (SELECT count(*)::int FROM restored_receipts) AS receipts`);
     return row;
   }
 
@@ -142,7 +173,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * Deletes every (tenant, subject) whose subject id starts with `prefix` (compared with left(),
    * so `%` and `_` are literal) and whose newest activity — latest episode created_at or memory
    * updated_at — is before `cutoff`. `_snapshot/` subjects are never touched. All the subject's
-   * rows go: episodes, memories, compile jobs, resolutions and cached health. Subjects with only
+   * rows go: episodes, memories, compile jobs, resolutions, cached health and receipts. Subjects with only
    * side-table rows have no age and are left alone. Returns the number of subjects removed.
    */
   async deleteStaleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: string): Promise<number> {
@@ -167,6 +198,8 @@ export class SnapshotsRepository extends TenantScopedRepository {
         DELETE FROM resolutions x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
       ), gone_health AS (
         DELETE FROM health_cache x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
+      ), gone_receipts AS (
+        DELETE FROM receipts x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
       )
       SELECT count(*)::int AS subjects FROM stale`);
     return row.subjects;

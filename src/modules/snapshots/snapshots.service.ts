@@ -113,6 +113,7 @@ export class SnapshotsService {
         target_subject_id: targetSubjectId,
         episodes_restored: restored.episodes,
         memories_restored: restored.memories,
+        receipts_restored: restored.receipts,
       };
     });
     await this.reads.wrote(TenantScope.of(tenantId), [targetSubjectId]);

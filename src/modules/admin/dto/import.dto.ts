@@ -29,5 +29,7 @@ export class ImportResultDto {
   tenant_id: string | null;
   episodes_imported: number;
   memories_imported: number;
+  /** Receipts added; one the subject already holds with the same body is not counted (a re-import adds none). */
+  receipts_imported: number;
   ids_preserved: boolean;
 }

@@ -88,4 +88,6 @@ export class RestoreResultDto {
   target_subject_id: string;
   episodes_restored: number;
   memories_restored: number;
+  /** Receipts the snapshot held that the target now holds too (unchanged, so they still verify). */
+  receipts_restored: number;
 }
