@@ -36,7 +36,7 @@ describe('export and import CLI commands', () => {
     expect(doc).toMatchObject({ format_version: '1.0', subject_id: 'cli/subject', counts: { episodes: 1, memories: 1 } });
 
     const imported = await quiet(() => importCommand(config(), [file, '--target-subject', 'cli/copy', '--target-tenant', 'acme', '--no-preserve-ids']));
-    expect(JSON.parse(imported.stdout)).toEqual({ subject_id: 'cli/copy', tenant_id: 'acme', episodes_imported: 1, memories_imported: 1, ids_preserved: false });
+    expect(JSON.parse(imported.stdout)).toEqual({ subject_id: 'cli/copy', tenant_id: 'acme', episodes_imported: 1, memories_imported: 1, receipts_imported: 0, ids_preserved: false });
     await expect(quiet(() => importCommand(config(), [file]))).rejects.toThrow(/^ID conflict/);
   });
 

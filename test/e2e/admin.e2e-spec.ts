@@ -262,7 +262,7 @@ describe('admin endpoints', () => {
     it('round-trips: wipe, import, re-export gives the same document except exported_at', async () => {
       await wipe();
       const res = await postImport(`{"document": ${original}}`).expect(200);
-      expect(res.body).toEqual({ subject_id: SUBJECT, tenant_id: 'acme', episodes_imported: 3, memories_imported: 2, ids_preserved: true });
+      expect(res.body).toEqual({ subject_id: SUBJECT, tenant_id: 'acme', episodes_imported: 3, memories_imported: 2, receipts_imported: 0, ids_preserved: true });
       const again = (await exportText(SUBJECT, '?tenant_id=acme')).body as string;
       expect(withoutExportedAt(again)).toBe(withoutExportedAt(original));
       // Compiled state is kept: the uncompiled episode is still waiting for the next compile.
@@ -274,7 +274,7 @@ describe('admin endpoints', () => {
 
     it('with preserve_ids=false gives new ids, remaps source_episode_ids and honours the targets', async () => {
       const res = await postImport(`{"document": ${original}, "preserve_ids": false, "target_subject_id": "copy/of-juno", "target_tenant_id": "initech"}`).expect(200);
-      expect(res.body).toEqual({ subject_id: 'copy/of-juno', tenant_id: 'initech', episodes_imported: 3, memories_imported: 2, ids_preserved: false });
+      expect(res.body).toEqual({ subject_id: 'copy/of-juno', tenant_id: 'initech', episodes_imported: 3, memories_imported: 2, receipts_imported: 0, ids_preserved: false });
       expectEnvelope(await request(t.http).get(`/admin/export/${encodeURIComponent('copy/of-juno')}?tenant_id=acme`), 404, 'not_found');
       const copy = JSON.parse((await exportText('copy/of-juno', '?tenant_id=initech')).body) as {
         episodes: { id: string; subject_id: string; tenant_id: string; provenance: unknown }[];
@@ -294,7 +294,7 @@ describe('admin endpoints', () => {
     it('imports a document written by Python json.dumps(sort_keys=True), floats like 1.0 and non-ASCII text included', async () => {
       await wipe();
       const res = await postImport(`{"document": ${PYTHON_DOCUMENT}, "target_tenant_id": "acme"}`).expect(200);
-      expect(res.body).toEqual({ subject_id: 'user-1', tenant_id: 'acme', episodes_imported: 1, memories_imported: 1, ids_preserved: true });
+      expect(res.body).toEqual({ subject_id: 'user-1', tenant_id: 'acme', episodes_imported: 1, memories_imported: 1, receipts_imported: 0, ids_preserved: true });
       const text = (await exportText('user-1')).body as string;
       const doc = JSON.parse(text);
       expect(doc.checksum).toBe(checksumOf(text));
