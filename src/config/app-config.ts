@@ -66,6 +66,7 @@ export interface AppConfig {
   maxImportBytes: number;
   readPageBytes: number;
   socketIdleTimeoutMs: number;
+  ingestGroupCommit: boolean;
   /** HTTP worker processes (SERVICE_WORKERS, `auto` resolved); 1: no cluster, this process serves. */
   workers: number;
   workersEnabled: boolean;
@@ -301,6 +302,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     maxImportBytes: get<number>('MAX_IMPORT_BYTES'),
     readPageBytes: get<number>('READ_PAGE_BYTES'),
     socketIdleTimeoutMs: get<number>('SOCKET_IDLE_TIMEOUT_MS'),
+    ingestGroupCommit: get<boolean>('INGEST_GROUP_COMMIT'),
     workers: workers as number,
     workersEnabled: get<boolean>('WORKERS_ENABLED'),
     workerPollMs: get<number>('WORKER_POLL_MS'),

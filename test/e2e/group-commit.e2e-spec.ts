@@ -81,3 +81,24 @@ describe('group commit of single-episode ingestion', () => {
     expect(events).toBe(15);
   });
 });
+
+describe('single-episode ingestion with SERVICE_INGEST_GROUP_COMMIT=false', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_INGEST_GROUP_COMMIT: 'false' });
+  }, 180_000);
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('writes each concurrent request on its own, each answered with its episode', async () => {
+    const before = await groups();
+    const bodies = Array.from({ length: 12 }, (_, i) => episode(`solo-${i % 3}`, `message ${i}`));
+    const responses = await Promise.all(bodies.map((b) => request(t.http).post('/v1/episodes').send(b)));
+    expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
+    responses.forEach((r, i) => expect(r.body.payload).toEqual(bodies[i].payload));
+    const after = await groups();
+    expect(after.count - before.count).toBe(12);
+    expect(after.sum - before.sum).toBe(12);
+  });
+});

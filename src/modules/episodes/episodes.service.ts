@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { TenantScope } from 'src/common/db/tenant-scope';
@@ -9,6 +9,8 @@ import { ErrorCode } from 'src/common/errors/error-codes';
 import { GroupCommit } from 'src/common/db/group-commit';
 import { metrics } from 'src/common/metrics/metrics';
 import { ReadRouter } from 'src/db/read-replicas';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
 import { EpisodeCursor, EpisodeDigestRow, EpisodeDto, EpisodeWireRow, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
@@ -38,7 +40,19 @@ export class EpisodesService {
     private readonly reads: ReadRouter,
     private readonly repo: EpisodesRepository,
     private readonly webhooks: WebhooksService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    // Off: each request is a group of its own, written as soon as it arrives (as before group commit).
+    const grouped = config.ingestGroupCommit;
+    this.singles = new GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>((items) => this.writeSingles(items), {
+      maxGroup: grouped ? MAX_INGEST_GROUP : 1,
+      maxInFlight: grouped ? 1 : Number.POSITIVE_INFINITY,
+      onGroup: (n) => metrics.ingestGroupSize.observe(n),
+      // A database that went away may have committed the group before answering: its members get
+      // the 503 (clients retry with their idempotency keys) rather than a second write each.
+      retryAlone: (err) => !isDatabaseUnavailable(err),
+    });
+  }
 
   /**
    * POST /v1/episodes. Concurrent single-episode requests are group-committed (see
@@ -50,14 +64,7 @@ export class EpisodesService {
     return toEpisodeDto(await this.singles.submit({ scope: ctx.scope, dto }));
   }
 
-  private readonly singles = new GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>((items) => this.writeSingles(items), {
-    maxGroup: MAX_INGEST_GROUP,
-    maxInFlight: 1,
-    onGroup: (n) => metrics.ingestGroupSize.observe(n),
-    // A database that went away may have committed the group before answering: its members get
-    // the 503 (clients retry with their idempotency keys) rather than a second write each.
-    retryAlone: (err) => !isDatabaseUnavailable(err),
-  });
+  private readonly singles: GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>;
 
   /** One group of single-episode requests: one transaction, one INSERT per tenant in the group (usually one). */
   private async writeSingles(items: { scope: TenantScope; dto: CreateEpisodeDto }[]): Promise<EpisodeRow[]> {
