@@ -5,23 +5,21 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import type { NextFunction, Request, Response } from 'express';
 import { Logger } from 'nestjs-pino';
-import { envelope } from 'src/common/errors/all-exceptions.filter';
 import { answerClientError } from 'src/common/http/client-error';
 import { AuthGate } from 'src/common/auth/auth-gate';
 import { httpMetricsMiddleware } from 'src/modules/metrics/http-metrics.middleware';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
-import { RequestContext } from 'src/common/context/request-context';
 import { accessLogger } from 'src/common/logging/logging';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { AppConfig } from 'src/config/app-config';
 import { finishOpenApi } from 'src/common/http/openapi-document';
-import { SERVICE_VERSION } from 'src/common/version';
+import { CONTRACT_VERSION, SERVICE_VERSION } from 'src/common/version';
 
 /** `tenantHeader`: the configured header name; the checked-in document uses the default. */
 export function buildOpenApi(app: INestApplication, tenantHeader = 'X-Tenant-ID'): OpenAPIObject {
   const config = new DocumentBuilder()
     .setTitle('Memory Service')
-    .setDescription('Self-hosted memory runtime for AI agents: episodes in, typed memories and token-bounded context out. Contract 0.6.1.')
+    .setDescription(`Self-hosted memory runtime for AI agents: episodes in, typed memories and token-bounded context out. Contract ${CONTRACT_VERSION}.`)
     .setVersion(SERVICE_VERSION)
     .build();
   return finishOpenApi(SwaggerModule.createDocument(app, config), tenantHeader);
@@ -68,9 +66,3 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   app.enableShutdownHooks();
 }
 
-
-/** Express-level errors that never reach Nest (they are rare: a broken socket mid-parse). */
-export function expressErrorHandler(err: Error, _req: Request, res: Response, next: NextFunction): void {
-  if (res.headersSent) return next(err);
-  res.status(500).json(envelope('internal_error', 'Internal server error.', null, RequestContext.current()?.requestId ?? ''));
-}

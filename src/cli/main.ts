@@ -96,10 +96,6 @@ const COMMANDS: Record<string, Command> = {
   },
 };
 
-export function registerCommand(name: string, command: Command): void {
-  COMMANDS[name] = command;
-}
-
 function config() {
   loadDotenv({ quiet: true });
   return loadConfig(process.env);

@@ -3,7 +3,7 @@
  * implementation adds. This list is the single source for parsing, validation and the
  * configuration reference in docs/.
  */
-export type SettingKind = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'json-list' | 'url';
+export type SettingKind = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'json-list';
 
 export interface SettingSpec {
   /** Name without the SERVICE_ prefix. */

@@ -5,8 +5,6 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { CompileJobRow } from './dto/compile.dto';
 
-// TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
-// result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
 const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_ids, error, attempts, created_at, started_at, completed_at, updated_at`;
 
 /**

@@ -74,9 +74,6 @@ function columns(alias: string, withEmbedding = false): SqlFragment {
 /** Rows per INSERT statement: a 1536-dimension vector is ~20 kB of parameter text. */
 const INSERT_CHUNK = 200;
 
-// TypeORM answers an UPDATE or DELETE with [rows, count] instead of rows: statements whose
-// result is read are written as `WITH x AS (UPDATE … RETURNING …) SELECT … FROM x`.
-
 @Injectable()
 export class MemoriesRepository extends TenantScopedRepository {
   protected readonly table = 'memories';

@@ -13,13 +13,6 @@ export class OpsRepository extends TenantScopedRepository {
     super();
   }
 
-  async ping(timeoutMs: number): Promise<void> {
-    await Promise.race([
-      this.ds.query('SELECT 1'),
-      new Promise((_, reject) => setTimeout(() => reject(new Error(`database did not answer within ${timeoutMs} ms`)), timeoutMs).unref()),
-    ]);
-  }
-
   /** Jobs running longer than the contract's 30-minute orphan threshold. */
   async countStuckJobs(minutes: number, leaseMinutes: number): Promise<number> {
     const rows = await this.scoped<{ n: number }>(this.ds.manager, TenantScope.ALL, (t) =>

@@ -3,6 +3,7 @@ import { DataSource } from 'typeorm';
 import { RequestContext } from 'src/common/context/request-context';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeWebhookOutcome, observeWebhookPost } from 'src/common/metrics/instrument';
+import { SERVICE_VERSION } from 'src/common/version';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { DeliveryResult, eventBodyOf, nextDeliveryStep, RetryPolicy, signPayload, TENANT_HEADER } from './delivery-policy';
@@ -21,7 +22,7 @@ const BATCH_SIZE = 20;
 /** Extra lease beyond the timeout: time to write the result after the receiver answered. */
 const LEASE_MARGIN_MS = 30_000;
 
-export const WEBHOOK_USER_AGENT = 'memory-service-webhooks/0.6.1';
+export const WEBHOOK_USER_AGENT = `memory-service-webhooks/${SERVICE_VERSION}`;
 
 /**
  * Delivers the webhook outbox. Runs in every process (WORKERS_ENABLED, WEBHOOK_URL set); the
