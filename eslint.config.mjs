@@ -4,6 +4,7 @@ import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
 
 const NO_BARRELS = { group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' };
+const NO_BENCH = { group: ['**/bench/**'], message: 'The service and its tests do not depend on the benchmarks: shared test tooling lives in test/support.' };
 const TEXT_LENGTH = { name: 'class-validator', importNames: ['Length', 'MaxLength', 'MinLength'], message: 'Use src/common/http/text-length: it counts code points, as the database does.' };
 
 export default tseslint.config(
@@ -18,7 +19,7 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          patterns: [NO_BARRELS],
+          patterns: [NO_BARRELS, NO_BENCH],
           paths: [TEXT_LENGTH],
         },
       ],
@@ -45,6 +46,7 @@ export default tseslint.config(
         {
           patterns: [
             NO_BARRELS,
+            NO_BENCH,
             { group: ['@nestjs/*', 'typeorm', 'pg', 'src/modules/*', 'src/db/*', 'src/config/*'], message: 'src/compiler is Nest-free: no framework, database, config or feature room.' },
           ],
           paths: [TEXT_LENGTH],
@@ -53,7 +55,8 @@ export default tseslint.config(
     },
   },
   {
+    // Jest's global setup has no path mapping: relative imports of src/ are allowed there.
     files: ['test/setup/**/*.ts'],
-    rules: { 'no-restricted-imports': 'off' },
+    rules: { 'no-restricted-imports': ['error', { patterns: [NO_BENCH] }] },
   },
 );

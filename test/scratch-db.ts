@@ -3,7 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { initializeWithRetry } from 'src/db/data-source';
-import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../bench/common/throwaway-db';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from './support/throwaway-db';
 
 export interface ScratchDb {
   url: string;

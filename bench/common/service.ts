@@ -1,9 +1,9 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { createThrowawayDb } from './throwaway-db';
+import { freePort } from '../../test/support/free-port';
+import { createThrowawayDb } from '../../test/support/throwaway-db';
 
 /** A built service (dist/src/main.js) started by a benchmark, on PGlite or a fresh PostgreSQL database. */
 export interface RunningService {
@@ -13,17 +13,6 @@ export interface RunningService {
   coldStartMs: number;
   rssMb(): number | null;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.listen(0, '127.0.0.1', () => {
-      const port = (srv.address() as { port: number }).port;
-      srv.close(() => res(port));
-    });
-    srv.on('error', rej);
-  });
 }
 
 export async function waitFor(url: string, timeoutMs: number): Promise<void> {

@@ -27,14 +27,4 @@ export function summarise(samples: number[], wallMs: number, unitsPerSample = 1)
   };
 }
 
-/** Deterministic PRNG (mulberry32) so every run loads the same data. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { prng } from '../../test/support/prng';

@@ -3,7 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { upgrade } from '../../src/db/migration-runner';
-import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../../bench/common/throwaway-db';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../support/throwaway-db';
 
 /**
  * One migrated database per jest run, shared by the test files (run in band); each file

@@ -1,6 +1,6 @@
 import { countTokens } from 'src/common/text/tokenizer';
 // The benchmarks' seeded PRNG: a failing random case replays from its seed.
-import { prng } from '../../../bench/common/stats';
+import { prng } from '../../../test/support/prng';
 import { resolutionRecord } from '../../../test/fixtures/support-records';
 import { buildHandoff, fitToBudget, type HandoffInput } from './handoff';
 import { computeHealth } from './health';

@@ -5,8 +5,8 @@ import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { Client } from 'pg';
-import { freePort } from '../../../bench/common/service';
-import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../../../bench/common/throwaway-db';
+import { freePort } from '../../support/free-port';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../../support/throwaway-db';
 import { sleep } from './settings';
 
 export { freePort };

@@ -36,7 +36,7 @@ export const sizes = {
 };
 
 /** The harnesses' random choices use the benchmarks' seeded PRNG (mulberry32). */
-export { prng as rng } from '../../../bench/common/stats';
+export { prng as rng } from '../../support/prng';
 
 export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 export const between = (r: () => number, lo: number, hi: number): number => lo + Math.floor(r() * (hi - lo + 1));
