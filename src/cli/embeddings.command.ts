@@ -4,6 +4,7 @@ import { runBackfill, withBackfillLock } from 'src/modules/memories/embeddings/e
 import { EmbeddingBackfillRepository } from 'src/modules/memories/embeddings/embedding-backfill.repository';
 import { createEmbeddingProvider } from 'src/modules/models/embedding-provider';
 import { ModelGateway } from 'src/modules/models/model-gateway';
+import { parseCliArgs } from './cli-args';
 import { progress, result } from './operator-services';
 
 export const EMBEDDINGS_USAGE = 'embeddings backfill [--limit N]';
@@ -16,7 +17,7 @@ export const EMBEDDINGS_USAGE = 'embeddings backfill [--limit N]';
 export async function embeddingsCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action] = args;
   if (action !== 'backfill') throw new Error(`unknown embeddings action ${JSON.stringify(action ?? '')}: use backfill`);
-  const limit = parseLimit(args);
+  const limit = parseLimit(parseCliArgs(args.slice(1), { limit: { type: 'string' } }).values.limit);
   const provider = createEmbeddingProvider(config, ModelGateway.fromConfig(config));
   if (provider === null) throw new Error('SERVICE_EMBEDDING_PROVIDER=none: there is no provider to embed with');
   const db = await openDatabase(config);
@@ -46,10 +47,8 @@ export async function embeddingsCommand(config: AppConfig, args: string[]): Prom
   }
 }
 
-function parseLimit(args: string[]): number | undefined {
-  const i = args.indexOf('--limit');
-  if (i === -1) return undefined;
-  const value = args[i + 1] ?? '';
+function parseLimit(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
   if (!/^\d{1,9}$/.test(value) || Number(value) < 1) throw new Error(`--limit needs a positive whole number, got ${JSON.stringify(value)}`);
   return Number(value);
 }

@@ -2,6 +2,7 @@ import type { DataSource } from 'typeorm';
 import { AdvisoryLock, tryXactLock, xactLock } from 'src/common/db/advisory-locks';
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
+import { parseCliArgs } from './cli-args';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
 import { JOB_LEASE_MINUTES, ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
 
@@ -16,8 +17,9 @@ const out = (s: string) => process.stdout.write(s + '\n');
 export async function jobsCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action] = args;
   if (action !== 'reset-orphaned' && action !== 'requeue-failed') throw new Error(`unknown jobs action ${JSON.stringify(action ?? '')}: use reset-orphaned or requeue-failed`);
-  const minutes = action === 'reset-orphaned' ? parseMinutes(args) : 0;
-  const ids = args.flatMap((a, i) => (a === '--id' ? [args[i + 1] ?? ''] : []));
+  const { values } = parseCliArgs(args.slice(1), { 'older-than-minutes': { type: 'string' }, id: { type: 'string', multiple: true } });
+  const minutes = action === 'reset-orphaned' ? parseMinutes(values['older-than-minutes']) : 0;
+  const ids = values.id ?? [];
   const db = await openDatabase(config);
   err(`database: ${db.engine} ${db.location}`);
   try {
@@ -35,10 +37,8 @@ export async function jobsCommand(config: AppConfig, args: string[]): Promise<nu
   }
 }
 
-function parseMinutes(args: string[]): number {
-  const i = args.indexOf('--older-than-minutes');
-  if (i === -1) return ORPHAN_MINUTES;
-  const value = args[i + 1] ?? '';
+function parseMinutes(value: string | undefined): number {
+  if (value === undefined) return ORPHAN_MINUTES;
   if (!/^\d{1,7}$/.test(value)) throw new Error(`--older-than-minutes needs a whole number of minutes, got ${JSON.stringify(value)}`);
   return Number(value);
 }

@@ -1,10 +1,10 @@
-import { parseArgs } from 'node:util';
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
 import { ApiKeysRepository } from 'src/modules/api-keys/api-keys.repository';
 import { ApiKeysService } from 'src/modules/api-keys/api-keys.service';
 import { ROLES } from 'src/modules/api-keys/dto/api-key.dto';
 import type { Role } from 'src/common/auth/principal';
+import { parseCliArgs } from './cli-args';
 import { progress, result } from './operator-services';
 
 export const KEYS_USAGE = [
@@ -16,7 +16,7 @@ export const KEYS_USAGE = [
 
 /** Stored API keys from the command line: the same service as the /admin/api-keys endpoints. */
 export async function keysCommand(config: AppConfig, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { role: { type: 'string' }, tenant: { type: 'string' }, name: { type: 'string' } } });
+  const { values, positionals } = parseCliArgs(args, { role: { type: 'string' }, tenant: { type: 'string' }, name: { type: 'string' } });
   const [action, id] = positionals;
   const db = await openDatabase(config);
   progress(`database: ${db.engine} ${db.location}`);

@@ -3,6 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { config as loadDotenv } from 'dotenv';
 import { loadConfig } from 'src/config/app-config';
 import { renderConfigReference } from 'src/config/config-docs';
+import { parseCliArgs } from './cli-args';
 import { EMBEDDINGS_USAGE, embeddingsCommand } from './embeddings.command';
 import { jobsCommand } from './jobs.command';
 import { KEYS_USAGE, keysCommand } from './keys.command';
@@ -28,7 +29,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Write the configuration reference generated from the settings schema (default docs/configuration.md).',
     usage: 'config-docs [--out FILE]',
     run: async (args) => {
-      const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : 'docs/configuration.md';
+      const out = parseCliArgs(args, { out: { type: 'string' } }).values.out ?? 'docs/configuration.md';
       writeFileSync(out, renderConfigReference());
       process.stderr.write(`wrote ${out}\n`);
       return 0;
@@ -88,7 +89,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'Write the OpenAPI document of this build (default openapi.json).',
     usage: 'openapi [--out FILE]',
     run: async (args) => {
-      const out = args.includes('--out') ? args[args.indexOf('--out') + 1] : 'openapi.json';
+      const out = parseCliArgs(args, { out: { type: 'string' } }).values.out ?? 'openapi.json';
       writeFileSync(out, (await openapiCommand()) + '\n');
       process.stderr.write(`wrote ${out}\n`);
       return 0;

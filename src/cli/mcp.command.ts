@@ -5,6 +5,7 @@ import { AppModule } from 'src/app.module';
 import { setProcessLogStream } from 'src/common/logging/log-stream.module';
 import type { AppConfig } from 'src/config/app-config';
 import { serveMcpOverStdio } from 'src/modules/mcp/mcp-stdio';
+import { parseCliArgs } from './cli-args';
 
 
 /**
@@ -13,9 +14,14 @@ import { serveMcpOverStdio } from 'src/modules/mcp/mcp-stdio';
  * anything else written to process.stdout is diverted there too.
  */
 export async function mcpCommand(config: AppConfig, args: string[]): Promise<number> {
-  const i = args.indexOf('--tenant');
-  const flag = i === -1 ? undefined : args[i + 1];
-  if (i !== -1 && (flag === undefined || flag === '' || flag.startsWith('--') || flag.length > 256)) {
+  let flag: string | undefined;
+  try {
+    flag = parseCliArgs(args, { tenant: { type: 'string' } }).values.tenant;
+  } catch (err) {
+    if (!(err as Error).message.startsWith('--tenant')) throw err;
+    flag = '';
+  }
+  if (flag !== undefined && (flag === '' || flag.length > 256)) {
     process.stderr.write('--tenant needs a tenant id (1-256 characters)\n');
     return 1;
   }

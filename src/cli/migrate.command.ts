@@ -2,13 +2,15 @@ import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
 import { allRevisions, downgrade, readStatus, StepResult, upgrade } from 'src/db/migration-runner';
 import { schemaReport } from 'src/db/schema-guard';
+import { parseCliArgs } from './cli-args';
 
 const err = (s: string) => process.stderr.write(s + '\n');
 const out = (s: string) => process.stdout.write(s + '\n');
 
 export async function migrateCommand(config: AppConfig, args: string[]): Promise<number> {
-  const [action, target] = args;
-  const dryRun = args.includes('--sql');
+  const { values, positionals } = parseCliArgs(args, { sql: { type: 'boolean' } });
+  const [action, target] = positionals;
+  const dryRun = values.sql === true;
   // A migration may rebuild an index over a large table: no client-side query limit here (the
   // runner lifts the statement timeout for its own session).
   const db = await openDatabase({ ...config, databaseQueryTimeoutMs: 0 });

@@ -1,7 +1,7 @@
-import { parseArgs } from 'node:util';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import type { AppConfig } from 'src/config/app-config';
 import type { SnapshotDto } from 'src/modules/snapshots/dto/snapshot.dto';
+import { parseCliArgs } from './cli-args';
 import { progress, result, withOperatorServices } from './operator-services';
 
 export const SNAPSHOT_USAGE = [
@@ -18,11 +18,7 @@ export const SNAPSHOT_USAGE = [
  */
 export async function snapshotCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action, ...rest] = args;
-  const { values, positionals } = parseArgs({
-    args: rest,
-    allowPositionals: true,
-    options: { name: { type: 'string' }, tenant: { type: 'string' }, metadata: { type: 'string' }, target: { type: 'string' } },
-  });
+  const { values, positionals } = parseCliArgs(rest, { name: { type: 'string' }, tenant: { type: 'string' }, metadata: { type: 'string' }, target: { type: 'string' } });
   const scope = TenantScope.of(values.tenant);
   switch (action) {
     case 'create': {

@@ -2,10 +2,10 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { PassThrough, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { parseArgs } from 'node:util';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import type { AppConfig } from 'src/config/app-config';
 import { parseLossless } from 'src/modules/admin/python-json';
+import { parseCliArgs } from './cli-args';
 import { progress, result, withOperatorServices } from './operator-services';
 
 export const EXPORT_USAGE = 'export <subject_id> [--tenant T] [--out FILE]   (stdout without --out)';
@@ -19,7 +19,7 @@ const REPORT_EVERY_BYTES = 16 * 1024 * 1024;
  * never leaves a truncated document behind.
  */
 export async function exportCommand(config: AppConfig, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { tenant: { type: 'string' }, out: { type: 'string' } } });
+  const { values, positionals } = parseCliArgs(args, { tenant: { type: 'string' }, out: { type: 'string' } });
   const [subjectId] = positionals;
   if (!subjectId) throw new Error(`usage: ${EXPORT_USAGE}`);
   const file = values.out;
@@ -53,11 +53,7 @@ export async function exportCommand(config: AppConfig, args: string[]): Promise<
 
 /** Imports a document file with the same checks as POST /admin/import (version, checksum, ids). */
 export async function importCommand(config: AppConfig, args: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { 'target-subject': { type: 'string' }, 'target-tenant': { type: 'string' }, 'no-preserve-ids': { type: 'boolean' } },
-  });
+  const { values, positionals } = parseCliArgs(args, { 'target-subject': { type: 'string' }, 'target-tenant': { type: 'string' }, 'no-preserve-ids': { type: 'boolean' } });
   const [file] = positionals;
   if (!file) throw new Error(`usage: ${IMPORT_USAGE}`);
   progress(`reading ${file}…`);

@@ -4,6 +4,7 @@ import { openDatabase } from 'src/db/data-source';
 import { WEBHOOK_PRUNE_BATCH, WEBHOOK_PRUNE_MAX_BATCHES, WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { WebhooksRepository } from 'src/modules/webhooks/webhooks.repository';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
+import { parseCliArgs } from './cli-args';
 
 const err = (s: string) => process.stderr.write(s + '\n');
 const out = (s: string) => process.stdout.write(s + '\n');
@@ -14,42 +15,30 @@ export const WEBHOOKS_USAGE =
   'webhooks requeue-dead                  re-queue every dead letter\nwebhooks requeue-dead --id ID [--id ID]…  only these events\nwebhooks requeue-dead --tenant TENANT    only this tenant\'s dead letters\n' +
   'webhooks prune [--days N] [--dead-letter-days N]  delete what retention would, now, until done (default: the retention settings)';
 
-function parseArgs(args: string[]): { action: string | undefined; ids: string[]; tenant: string | null; days: number | null; deadLetterDays: number | null } {
+function parseWebhookArgs(args: string[]): { action: string | undefined; ids: string[]; tenant: string | null; days: number | null; deadLetterDays: number | null } {
   const [action, ...rest] = args;
-  const ids: string[] = [];
-  let tenant: string | null = null;
-  let days: number | null = null;
-  let deadLetterDays: number | null = null;
-  const dayCount = (flag: string, value: string) => {
+  const { values } = parseCliArgs(rest, {
+    id: { type: 'string', multiple: true },
+    tenant: { type: 'string' },
+    ...(action === 'prune' ? { days: { type: 'string' }, 'dead-letter-days': { type: 'string' } } : {}),
+  } as const);
+  const v = values as { id?: string[]; tenant?: string; days?: string; 'dead-letter-days'?: string };
+  const dayCount = (flag: string, value: string | undefined) => {
+    if (value === undefined) return null;
     const n = Number(value);
     if (!Number.isFinite(n) || n < 0 || n > 3650) throw new Error(`${flag} must be a number of days from 0 to 3650, got ${JSON.stringify(value)}`);
     return n;
   };
-  for (let i = 0; i < rest.length; i++) {
-    const flag = rest[i];
-    const value = rest[i + 1];
-    if (['--id', '--tenant', '--days', '--dead-letter-days'].includes(flag) && (value === undefined || value.startsWith('--'))) throw new Error(`${flag} needs a value`);
-    if (flag === '--days' && action === 'prune') {
-      days = dayCount(flag, value);
-      i++;
-    } else if (flag === '--dead-letter-days' && action === 'prune') {
-      deadLetterDays = dayCount(flag, value);
-      i++;
-    } else if (flag === '--id') {
-      if (!UUID.test(value)) throw new Error(`--id must be an event id (UUID), got ${JSON.stringify(value)}`);
-      ids.push(value.toLowerCase());
-      i++;
-    } else if (flag === '--tenant') {
-      tenant = value;
-      i++;
-    } else throw new Error(`unknown option ${JSON.stringify(flag)}`);
-  }
-  return { action, ids, tenant, days, deadLetterDays };
+  const ids = (v.id ?? []).map((id) => {
+    if (!UUID.test(id)) throw new Error(`--id must be an event id (UUID), got ${JSON.stringify(id)}`);
+    return id.toLowerCase();
+  });
+  return { action, ids, tenant: v.tenant ?? null, days: dayCount('--days', v.days), deadLetterDays: dayCount('--dead-letter-days', v['dead-letter-days']) };
 }
 
 /** `webhooks requeue-dead [--id ID]… [--tenant T]`: the operator redrive of the dead-letter queue. */
 export async function webhooksCommand(config: AppConfig, args: string[]): Promise<number> {
-  const { action, ids, tenant, days, deadLetterDays } = parseArgs(args);
+  const { action, ids, tenant, days, deadLetterDays } = parseWebhookArgs(args);
   if (action === 'prune') return prune({ ...config, webhookRetentionDays: days ?? config.webhookRetentionDays, webhookDeadLetterRetentionDays: deadLetterDays ?? config.webhookDeadLetterRetentionDays });
   if (action !== 'requeue-dead') throw new Error(`unknown webhooks action ${JSON.stringify(action ?? '')}: use requeue-dead or prune`);
   const db = await openDatabase(config);
