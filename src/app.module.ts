@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD, APP_PIPE } from '@nestjs/core';
+import { ScheduleModule } from '@nestjs/schedule';
 import { LoggerModule } from 'nestjs-pino';
 import { AllExceptionsFilter } from 'src/common/errors/all-exceptions.filter';
 import { AuthGate } from 'src/common/auth/auth-gate';
@@ -43,6 +44,8 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
     // Before the database and the routes: spans for HTTP requests and queries (off unless configured).
     TracingModule,
     DatabaseModule,
+    // The timer registry every background loop registers its next round in (common/jobs/polling-loop.ts).
+    ScheduleModule.forRoot(),
     ThrottleModule,
     ApiKeysModule,
     OpsModule,

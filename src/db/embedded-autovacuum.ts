@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -36,6 +37,8 @@ export class EmbeddedAutovacuum implements OnApplicationBootstrap, BeforeApplica
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     @Inject(DATABASE) private readonly db: Database,
     private readonly ds: DataSource,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {}
 
   /** Only on the embedded engine with workers on. */
@@ -48,7 +51,7 @@ export class EmbeddedAutovacuum implements OnApplicationBootstrap, BeforeApplica
   }
 
   onApplicationBootstrap(): void {
-    if (this.enabled) this.loop.start();
+    if (this.enabled) this.loop.start(this.schedules);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

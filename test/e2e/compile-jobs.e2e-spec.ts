@@ -1,3 +1,4 @@
+import { SchedulerRegistry } from '@nestjs/schedule';
 import request from 'supertest';
 import { resetOrphanedJobs } from 'src/cli/jobs.command';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
@@ -225,6 +226,21 @@ describe('the compile worker loop (WORKERS_ENABLED=true)', () => {
     } finally {
       await t.close();
     }
+  });
+});
+
+describe('background work in the app timer registry (@nestjs/schedule)', () => {
+  it('holds every sleeping loop of a worker process under its name, and none after shutdown', async () => {
+    const t = await createTestApp({ SERVICE_WORKERS_ENABLED: 'true', SERVICE_WORKER_POLL_MS: '600000', SERVICE_WEBHOOK_URL: 'http://127.0.0.1:9/hook' });
+    const registry = t.app.get(SchedulerRegistry);
+    const expected = ['compile job worker', 'reset orphaned compile jobs', 'delete expired compile jobs', 'webhook delivery', 'webhook retention prune', 'rate-limit cleanup', 'health mark sweep'];
+    try {
+      for (let i = 0; i < 100 && !expected.every((name) => registry.doesExist('timeout', name)); i++) await new Promise((r) => setTimeout(r, 50));
+      expect(registry.getTimeouts()).toEqual(expect.arrayContaining(expected));
+    } finally {
+      await t.close();
+    }
+    expect(registry.getTimeouts()).toEqual([]);
   });
 });
 

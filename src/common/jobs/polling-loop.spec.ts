@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { PollingLoop } from './polling-loop';
 import { SingleFlight } from './single-flight';
 
@@ -138,5 +139,40 @@ describe('SingleFlight', () => {
     await expect(flight.settled()).resolves.toBeUndefined();
     await expect(failing).rejects.toThrow('down');
     await expect(flight.settled()).resolves.toBeUndefined();
+  });
+});
+
+describe('PollingLoop in the app timer registry (@nestjs/schedule)', () => {
+  it('holds its sleeping timer under its name, and none once stopped', async () => {
+    const { logger } = quietLogger();
+    const registry = new SchedulerRegistry();
+    let rounds = 0;
+    const loop = PollingLoop.every('hourly thing', logger, 3_600_000, async () => void rounds++, { delayFirstRound: false });
+    loop.start(registry);
+    for (let i = 0; i < 20 && rounds < 1; i++) await tick();
+    await tick();
+    expect(rounds).toBe(1);
+    expect(registry.getTimeouts()).toEqual(['hourly thing']);
+    await loop.stop();
+    expect(registry.getTimeouts()).toEqual([]);
+  });
+
+  it('a wake takes the timer out of the registry and the next sleep puts one back', async () => {
+    const { logger } = quietLogger();
+    const registry = new SchedulerRegistry();
+    let rounds = 0;
+    const loop = new PollingLoop('worker', logger, 3_600_000, async () => {
+      rounds++;
+      return false;
+    });
+    loop.start(registry);
+    for (let i = 0; i < 20 && rounds < 1; i++) await tick();
+    loop.wake();
+    for (let i = 0; i < 20 && rounds < 2; i++) await tick();
+    await tick();
+    expect(rounds).toBe(2);
+    expect(registry.getTimeouts()).toEqual(['worker']);
+    await loop.stop();
+    expect(registry.doesExist('timeout', 'worker')).toBe(false);
   });
 });

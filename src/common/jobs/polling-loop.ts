@@ -1,4 +1,5 @@
 import { Logger } from '@nestjs/common';
+import type { SchedulerRegistry } from '@nestjs/schedule';
 
 export interface PollingLoopOptions {
   /** Sleep one interval before the first round (maintenance tasks); by default it runs at start. */
@@ -15,6 +16,12 @@ export interface PollingLoopOptions {
  * keeps polling until a round succeeds again. Work that tests or the CLI also start directly
  * joins a run in progress through SingleFlight (single-flight.ts) instead of starting a second one;
  * work that must run once across processes takes a lock of the advisory-lock registry.
+ *
+ * Started with the app's `SchedulerRegistry` (@nestjs/schedule), a loop's pending timer is held
+ * there under the loop's name while it sleeps: every timer of the process is in one registry,
+ * which operators and tests can list, and which @nestjs/schedule clears at shutdown. The loop
+ * rather than a fixed `setInterval` decides when the next round is due, because a round may ask
+ * to go again at once, be woken by new work, or take longer than the period (no overlap).
  */
 export class PollingLoop {
   private stopping = false;
@@ -23,6 +30,7 @@ export class PollingLoop {
   /** A wake() that came while a round was running: go again without sleeping. */
   private woken = false;
   private failing = false;
+  private registry: SchedulerRegistry | null = null;
 
   /**
    * @param round one round of work; returns true when more work is already due, so the loop
@@ -62,7 +70,9 @@ export class PollingLoop {
     return this.loop !== null && !this.stopping;
   }
 
-  start(): void {
+  /** Starts the loop; with the app's SchedulerRegistry, its sleeping timer is registered there. */
+  start(registry?: SchedulerRegistry): void {
+    this.registry = registry ?? null;
     this.loop ??= this.run();
   }
 
@@ -102,15 +112,27 @@ export class PollingLoop {
   private sleep(ms: number): Promise<void> {
     if (this.stopping) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
-        this.wakeSleeper = null;
-        resolve();
-      }, ms);
-      this.wakeSleeper = () => {
-        clearTimeout(timer);
+      const done = (): void => {
+        this.unregister();
         this.wakeSleeper = null;
         resolve();
       };
+      const timer = setTimeout(done, ms);
+      this.register(timer);
+      this.wakeSleeper = () => {
+        clearTimeout(timer);
+        done();
+      };
     });
+  }
+
+  private register(timer: ReturnType<typeof setTimeout>): void {
+    if (!this.registry) return;
+    this.unregister();
+    this.registry.addTimeout(this.name, timer);
+  }
+
+  private unregister(): void {
+    if (this.registry?.doesExist('timeout', this.name)) this.registry.deleteTimeout(this.name);
   }
 }

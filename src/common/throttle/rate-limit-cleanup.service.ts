@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
@@ -21,10 +22,12 @@ export class RateLimitCleanup implements OnApplicationBootstrap, BeforeApplicati
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.workersEnabled) this.loop.start();
+    if (this.config.workersEnabled) this.loop.start(this.schedules);
   }
 
   async beforeApplicationShutdown(): Promise<void> {

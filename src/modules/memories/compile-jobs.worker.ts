@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { RequestContext } from 'src/common/context/request-context';
@@ -44,6 +45,8 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     private readonly jobs: CompileJobsRepository,
     private readonly pipeline: CompileService,
     signal: CompileJobSignal,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {
     // runOnce drains the queue, so every round ends with nothing due: always sleep after it.
     this.poller = new PollingLoop('compile job worker', this.logger, config.workerPollMs, async () => {
@@ -55,8 +58,8 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
 
   onApplicationBootstrap(): void {
     if (!this.config.workersEnabled) return;
-    this.poller.start();
-    for (const task of this.maintenance) task.start();
+    this.poller.start(this.schedules);
+    for (const task of this.maintenance) task.start(this.schedules);
   }
 
   /** The job loop or a maintenance task is running (WORKERS_ENABLED at start-up). */

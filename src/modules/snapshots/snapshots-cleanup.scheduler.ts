@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -21,10 +22,12 @@ export class SnapshotsCleanupScheduler implements OnApplicationBootstrap, Before
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly snapshots: SnapshotsService,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {}
 
   onApplicationBootstrap(): void {
-    if (this.config.enableSnapshots && this.config.workersEnabled) this.loop.start();
+    if (this.config.enableSnapshots && this.config.workersEnabled) this.loop.start(this.schedules);
   }
 
   /** One cleanup pass; never throws (a failure is logged and the next hour retries). */

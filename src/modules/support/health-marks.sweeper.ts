@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -28,6 +29,8 @@ export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplica
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly support: SupportService,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {}
 
   /**
@@ -38,7 +41,7 @@ export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplica
   async onApplicationBootstrap(): Promise<void> {
     if (!this.config.workersEnabled) return;
     await this.runOnce(0);
-    this.loop.start();
+    this.loop.start(this.schedules);
   }
 
   /** One sweep; never throws (failures are logged and the marks stay for the next one). */

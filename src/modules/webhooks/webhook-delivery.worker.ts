@@ -1,4 +1,5 @@
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { RequestContext } from 'src/common/context/request-context';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
@@ -40,6 +41,8 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
     private readonly repo: WebhooksRepository,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {
     // A full batch means more may be due: go again without waiting.
     this.poller = new PollingLoop('webhook delivery', this.logger, config.workerPollMs, async () => (await this.runOnce()) >= BATCH_SIZE);
@@ -55,7 +58,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.workersEnabled && this.config.webhookUrl !== '') this.poller.start();
+    if (this.config.workersEnabled && this.config.webhookUrl !== '') this.poller.start(this.schedules);
   }
 
   /** Stops claiming, then waits for deliveries in flight (they end by their timeout at the latest). */

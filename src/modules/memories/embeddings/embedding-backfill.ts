@@ -7,7 +7,8 @@
  * No transaction is open while the provider is called: each batch is read, embedded, then
  * stored by one UPDATE that only touches rows still flagged.
  */
-import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
+import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { AdvisoryLock, withSessionLock } from 'src/common/db/advisory-locks';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
@@ -103,6 +104,8 @@ export class EmbeddingBackfillService implements OnApplicationBootstrap, BeforeA
     private readonly ds: DataSource,
     private readonly repo: EmbeddingBackfillRepository,
     @Inject(EMBEDDING_PROVIDER) private readonly provider: EmbeddingProvider | null,
+    /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
+    @Optional() private readonly schedules?: SchedulerRegistry,
   ) {
     this.loop = PollingLoop.every('embedding backfill', this.logger, config.embeddingBackfillIntervalMinutes * 60_000, () => this.tick(), { delayFirstRound: false });
   }
@@ -110,7 +113,7 @@ export class EmbeddingBackfillService implements OnApplicationBootstrap, BeforeA
   onApplicationBootstrap(): void {
     const minutes = this.config.embeddingBackfillIntervalMinutes;
     if (!this.config.workersEnabled || minutes <= 0 || this.provider === null || !this.provider.remote) return;
-    this.loop.start();
+    this.loop.start(this.schedules);
   }
 
   async beforeApplicationShutdown(): Promise<void> {
