@@ -3,6 +3,7 @@ import { openDatabase } from 'src/db/data-source';
 import { ReadRouter } from 'src/db/read-replicas';
 import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { AdminService } from 'src/modules/admin/admin.service';
+import { SubjectLock } from 'src/modules/memories/subject-lock';
 import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 
@@ -25,7 +26,7 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
     // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
     const reads = ReadRouter.primaryOnly(db.dataSource);
     const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads);
-    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), reads);
+    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), reads, new SubjectLock());
     return await fn({ admin, snapshots });
   } finally {
     await db.close();

@@ -3,7 +3,7 @@ import { resetOrphanedJobs } from 'src/cli/jobs.command';
 import { AdvisoryLock, advisoryLockKeySql } from 'src/common/db/advisory-locks';
 import { RateLimitCleanup } from 'src/common/throttle/rate-limit-cleanup.service';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
-import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
+import { SnapshotsCleanupService } from 'src/modules/snapshots/snapshots-cleanup.service';
 import { WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 import { call } from './harness/http-raw';
@@ -103,7 +103,7 @@ if (!isPglite()) {
     const cleanups: [string, string, (t: TestApp) => Promise<unknown>, (v: unknown) => boolean][] = [
       ['rate-limit windows', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.RateLimitCleanup)})`, (t) => t.app.get(RateLimitCleanup).runOnce(), (v) => v === null],
       ['orphaned compile jobs', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.CompileJobsOrphans)})`, (t) => t.app.get(CompileJobsWorker).resetOrphaned(0), (v) => Array.isArray(v) && v.length === 0],
-      ['snapshot subjects', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.SnapshotsCleanup)})`, (t) => t.app.get(SnapshotsService).scheduledCleanup(), (v) => v === null],
+      ['snapshot subjects', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.SnapshotsCleanup)})`, (t) => t.app.get(SnapshotsCleanupService).scheduledCleanup(), (v) => v === null],
       ['webhook retention', `SELECT pg_advisory_xact_lock(${advisoryLockKeySql(AdvisoryLock.WebhookRetention)})`, (t) => t.app.get(WebhookRetention).runOnce(), (v) => v === null],
     ];
 

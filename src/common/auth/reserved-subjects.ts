@@ -1,3 +1,5 @@
+import { raw, sql } from 'src/common/db/sql';
+import type { SqlFragment } from 'src/common/db/sql';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { hasRole } from './principal';
@@ -10,6 +12,9 @@ import type { Principal } from './principal';
  * compile or delete snapshots). The contract's single key keeps its access (seeding tools rely on it).
  */
 export const SNAPSHOT_SUBJECT_PREFIX = '_snapshot/';
+
+/** SQL: the column's subject is not a snapshot copy (left(), so the prefix is literal). */
+export const notSnapshotSubject = (column = 'subject_id'): SqlFragment => sql`left(${raw(column)}, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}`;
 
 export const isReservedSubject = (subjectId: unknown): boolean => typeof subjectId === 'string' && subjectId.startsWith(SNAPSHOT_SUBJECT_PREFIX);
 

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
+import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
+import type { SubjectKey } from 'src/common/db/subject-key';
 import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -161,28 +162,22 @@ export class EpisodesRepository extends TenantScopedRepository {
     return rows.length;
   }
 
-  /** Subjects with counts, ordered by subject id; `_snapshot/` subjects are hidden. */
-  async listSubjects(em: EntityManager, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
-    const rows = await this.scoped<{ subject_id: string; episode_count: number; memory_count: number; total: number }>(em, scope, (t) => sql`
-      WITH subjects AS (
-        SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX} GROUP BY subject_id
-        UNION ALL
-        SELECT subject_id, 0 FROM memories WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX} GROUP BY subject_id
-      ), merged AS (
-        SELECT subject_id, max(episode_count) AS episode_count FROM subjects GROUP BY subject_id
-      )
-      SELECT m.subject_id, m.episode_count,
-        (SELECT count(*)::int FROM memories x WHERE ${t('x')} AND x.subject_id = m.subject_id) AS memory_count,
-        count(*) OVER ()::int AS total
-      FROM merged m
-      ORDER BY m.subject_id
-      LIMIT ${limit} OFFSET ${offset}`);
-    if (rows.length > 0) return { subjects: rows.map(({ total: _t, ...s }) => s), total: rows[0].total };
-    const count = await this.scoped<{ n: number }>(em, scope, (t) => sql`
-      SELECT count(*)::int AS n FROM (
-        SELECT subject_id FROM episodes WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
-        UNION SELECT subject_id FROM memories WHERE ${t()} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}) s`);
-    return { subjects: [], total: count[0].n };
+  /**
+   * (tenant, subject) pairs under `prefix` (compared with left(), so `%` and `_` are literal;
+   * never snapshot copies) whose newest episode was created before `cutoff`: candidates of the
+   * stale-subject cleanup (SubjectLifecycleService), which checks each again under its lock.
+   */
+  async staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+    return this.scoped<SubjectKey>(em, scope, (t) => sql`
+      SELECT tenant_id, subject_id FROM episodes
+      WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
+      GROUP BY tenant_id, subject_id HAVING max(created_at) < ${cutoff}`);
+  }
+
+  /** When the subject's newest episode was created; null without episodes. */
+  async lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+    const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
+    return row.last_at;
   }
 }
 

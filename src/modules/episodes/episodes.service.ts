@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
+import type { SubjectKey } from 'src/common/db/subject-key';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { isDatabaseUnavailable } from 'src/common/errors/database-unavailable';
@@ -170,8 +171,13 @@ export class EpisodesService {
     return this.repo.deleteSubject(em, scope, subjectId);
   }
 
-  listSubjects(em: EntityManager, scope: TenantScope, limit: number, offset: number) {
-    return this.repo.listSubjects(em, scope, limit, offset);
+  /** Candidates of the stale-subject cleanup (see EpisodesRepository.staleSubjects). */
+  staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+    return this.repo.staleSubjects(em, scope, prefix, cutoff);
+  }
+
+  lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+    return this.repo.lastActivity(em, scope, subjectId);
   }
 
   private async insert(em: EntityManager, scope: TenantScope, items: CreateEpisodeDto[]): Promise<{ rows: EpisodeRow[]; created: EpisodeRow[] }> {

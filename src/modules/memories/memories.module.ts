@@ -17,6 +17,7 @@ import { MemoriesService } from './memories.service';
 import { MemoryEmbeddingsService } from './memory-embeddings.service';
 import { MemoryRecordsService } from './memory-records.service';
 import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
+import { SubjectLock } from './subject-lock';
 
 @Module({
   imports: [ModelsModule, EpisodesModule, WebhooksModule, PolicyModule],
@@ -27,6 +28,7 @@ import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
     MemoriesService,
     MemoryEmbeddingsService,
     MemoryRecordsService,
+    SubjectLock,
     MemoriesRepository,
     CompileJobsRepository,
     CompileJobsWorker,
@@ -34,6 +36,6 @@ import { createMemoryCompiler, MEMORY_COMPILER } from './memory-compiler';
     EmbeddingBackfillService,
     { provide: MEMORY_COMPILER, inject: [APP_CONFIG, MODEL_GATEWAY], useFactory: createMemoryCompiler },
   ],
-  exports: [CompileService, MemoriesService, MemoryRecordsService],
+  exports: [CompileService, MemoriesService, MemoryRecordsService, SubjectLock],
 })
 export class MemoriesModule {}

@@ -1,6 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
+import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
+import type { SubjectKey } from 'src/common/db/subject-key';
 import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -351,6 +353,20 @@ export class MemoriesRepository extends TenantScopedRepository {
         RETURNING ${raw(COLUMNS)})
       SELECT * FROM changed`);
     return rows[0] ?? null;
+  }
+
+  /** As EpisodesRepository.staleSubjects, by the newest memory update. */
+  async staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+    return this.scoped<SubjectKey>(em, scope, (t) => sql`
+      SELECT tenant_id, subject_id FROM memories
+      WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
+      GROUP BY tenant_id, subject_id HAVING max(updated_at) < ${cutoff}`);
+  }
+
+  /** When one of the subject's memories was last updated; null without memories. */
+  async lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+    const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(updated_at) AS last_at FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
+    return row.last_at;
   }
 
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {

@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { AppError } from 'src/common/errors/app-error';
 import { parseAsOf } from 'src/common/db/as-of';
+import type { SubjectKey } from 'src/common/db/subject-key';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { isMemoryKind } from 'src/compiler/memory-kinds';
@@ -107,6 +108,15 @@ export class MemoriesService {
     const memories = await this.repo.deleteSubject(em, scope, subjectId);
     const compileJobs = await this.jobs.deleteSubject(em, scope, subjectId);
     return { memories, compileJobs };
+  }
+
+  /** Candidates of the stale-subject cleanup (see MemoriesRepository.staleSubjects). */
+  staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+    return this.repo.staleSubjects(em, scope, prefix, cutoff);
+  }
+
+  lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+    return this.repo.lastActivity(em, scope, subjectId);
   }
 
   /** One page of a subject's memories (any status) in time order, bounded in rows and bytes. */

@@ -4,14 +4,14 @@ import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { SnapshotsService } from './snapshots.service';
+import { SnapshotsCleanupService } from './snapshots-cleanup.service';
 
 const HOUR_MS = 3_600_000;
 
 /**
  * Contract: while snapshots are enabled an hourly loop runs the cleanup with its defaults. It is
  * started only when ENABLE_SNAPSHOTS and WORKERS_ENABLED are on; the advisory lock in
- * SnapshotsService.scheduledCleanup lets one replica do each run.
+ * SnapshotsCleanupService.scheduledCleanup lets one replica do each run.
  */
 @Injectable()
 export class SnapshotsCleanupScheduler implements OnApplicationBootstrap, BeforeApplicationShutdown {
@@ -21,7 +21,7 @@ export class SnapshotsCleanupScheduler implements OnApplicationBootstrap, Before
 
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
-    private readonly snapshots: SnapshotsService,
+    private readonly cleanups: SnapshotsCleanupService,
     /** The app's timer registry (@nestjs/schedule): the loops' sleeping timers are held there. */
     @Optional() private readonly schedules?: SchedulerRegistry,
   ) {}
@@ -34,7 +34,7 @@ export class SnapshotsCleanupScheduler implements OnApplicationBootstrap, Before
   runOnce(): Promise<void> {
     return this.flight.run(async () => {
       try {
-        const cleaned = await this.snapshots.scheduledCleanup();
+        const cleaned = await this.cleanups.scheduledCleanup();
         if (cleaned) this.logger.log(`hourly cleanup removed ${cleaned} subject(s)`);
       } catch (err) {
         this.logger.warn(`hourly cleanup failed: ${(err as Error).message}`);

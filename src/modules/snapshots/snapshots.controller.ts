@@ -5,6 +5,7 @@ import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
 import { CleanupQueryDto, CleanupResultDto } from './dto/cleanup.dto';
 import { RestoreByNameDto, RestoreResultDto, RestoreSnapshotDto, SnapshotIdParamDto, SnapshotListDto, TenantFilterQueryDto } from './dto/snapshot.dto';
+import { SnapshotsCleanupService } from './snapshots-cleanup.service';
 import { SnapshotsService } from './snapshots.service';
 
 /**
@@ -18,7 +19,10 @@ import { SnapshotsService } from './snapshots.service';
 @TenantOptional()
 @Controller('admin')
 export class SnapshotsController {
-  constructor(private readonly snapshots: SnapshotsService) {}
+  constructor(
+    private readonly snapshots: SnapshotsService,
+    private readonly cleanups: SnapshotsCleanupService,
+  ) {}
 
   /** Every snapshot, newest first; `tenant_id` filters. */
   @Get('snapshots')
@@ -51,6 +55,6 @@ export class SnapshotsController {
   @HttpCode(200)
   @ApiOkResponse({ type: CleanupResultDto })
   async cleanup(@Query() query: CleanupQueryDto): Promise<CleanupResultDto> {
-    return { subjects_cleaned: await this.snapshots.cleanup(TenantScope.of(query.tenant_id), query.prefix, query.max_age_hours) };
+    return { subjects_cleaned: await this.cleanups.cleanup(TenantScope.of(query.tenant_id), query.prefix, query.max_age_hours) };
   }
 }

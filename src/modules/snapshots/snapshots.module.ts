@@ -1,4 +1,7 @@
 import { MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { MemoriesModule } from 'src/modules/memories/memories.module';
+import { SubjectsModule } from 'src/modules/subjects/subjects.module';
+import { SnapshotsCleanupService } from './snapshots-cleanup.service';
 import { SnapshotsCleanupScheduler } from './snapshots-cleanup.scheduler';
 import { SnapshotsEnabledMiddleware } from './snapshots-enabled.middleware';
 import { SnapshotsController } from './snapshots.controller';
@@ -6,8 +9,9 @@ import { SnapshotsRepository } from './snapshots.repository';
 import { SnapshotsService } from './snapshots.service';
 
 @Module({
+  imports: [MemoriesModule, SubjectsModule],
   controllers: [SnapshotsController],
-  providers: [SnapshotsService, SnapshotsRepository, SnapshotsCleanupScheduler],
+  providers: [SnapshotsService, SnapshotsCleanupService, SnapshotsRepository, SnapshotsCleanupScheduler],
   exports: [SnapshotsService],
 })
 export class SnapshotsModule implements NestModule {

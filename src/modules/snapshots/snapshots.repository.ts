@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
-import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { lockSnapshotName } from 'src/common/db/advisory-locks';
 import { sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
@@ -33,10 +32,11 @@ function copyReceipts(t: (alias?: string) => SqlFragment, source: string, target
 const SNAPSHOT_COLUMNS = sql`id, tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count, created_at`;
 
 /**
- * Snapshot metadata rows, plus the bulk SQL of snapshot creation and cleanup. Copying a subject
- * and deleting old subjects is operator work over whole subjects, so it runs as set-based SQL on
- * episodes, memories and their side tables directly (through the tenant-scoped base) instead of
- * row by row through the modules that own them.
+ * Snapshot metadata rows, plus the bulk SQL of snapshot copy and restore: operator work over a
+ * whole subject, set-based so the rows never pass through the service's memory. Copy and restore
+ * insert into episodes and memories directly — the documented exception to "only the owner
+ * names its tables" (docs/architecture.md); restore takes the target's SubjectLock first.
+ * Deleting stale subjects goes through SubjectLifecycleService instead.
  */
 @Injectable()
 export class SnapshotsRepository extends TenantScopedRepository {
@@ -167,41 +167,5 @@ export class SnapshotsRepository extends TenantScopedRepository {
     const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`
       SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND name = ${name} ORDER BY version DESC LIMIT 1`);
     return rows[0] ?? null;
-  }
-
-  /**
-   * Deletes every (tenant, subject) whose subject id starts with `prefix` (compared with left(),
-   * so `%` and `_` are literal) and whose newest activity — latest episode created_at or memory
-   * updated_at — is before `cutoff`. `_snapshot/` subjects are never touched. All the subject's
-   * rows go: episodes, memories, compile jobs, resolutions, cached health and receipts. Subjects with only
-   * side-table rows have no age and are left alone. Returns the number of subjects removed.
-   */
-  async deleteStaleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: string): Promise<number> {
-    const [row] = await this.scoped<{ subjects: number }>(em, scope, (t) => sql`
-      WITH activity AS (
-        SELECT tenant_id, subject_id, max(created_at) AS last_at FROM episodes
-        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
-        GROUP BY tenant_id, subject_id
-        UNION ALL
-        SELECT tenant_id, subject_id, max(updated_at) FROM memories
-        WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND left(subject_id, ${SNAPSHOT_SUBJECT_PREFIX.length}) <> ${SNAPSHOT_SUBJECT_PREFIX}
-        GROUP BY tenant_id, subject_id
-      ), stale AS MATERIALIZED (
-        SELECT tenant_id, subject_id FROM activity GROUP BY tenant_id, subject_id HAVING max(last_at) < ${cutoff}::timestamptz
-      ), gone_episodes AS (
-        DELETE FROM episodes x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      ), gone_memories AS (
-        DELETE FROM memories x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      ), gone_jobs AS (
-        DELETE FROM compile_jobs x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      ), gone_resolutions AS (
-        DELETE FROM resolutions x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      ), gone_health AS (
-        DELETE FROM health_cache x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      ), gone_receipts AS (
-        DELETE FROM receipts x USING stale s WHERE ${t('x')} AND x.subject_id = s.subject_id AND x.tenant_id IS NOT DISTINCT FROM s.tenant_id
-      )
-      SELECT count(*)::int AS subjects FROM stale`);
-    return row.subjects;
   }
 }

@@ -1,17 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ReadRouter } from 'src/db/read-replicas';
-import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cleanup.dto';
 import { RestoreResultDto, SnapshotDto, SnapshotListDto, SnapshotRow, toSnapshotDto } from './dto/snapshot.dto';
 import { SnapshotsRepository } from './snapshots.repository';
 import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
-
-
-/** Microseconds since the epoch of 0001-01-01T00:00:00Z, the earliest timestamptz we write. */
-const EARLIEST_MS = -62_135_596_800_000;
+import { SubjectLock } from 'src/modules/memories/subject-lock';
 
 /** A name becomes one path segment of the snapshot subject, which must fit in 256 characters. */
 export function checkSnapshotName(name: string): void {
@@ -26,6 +21,7 @@ export class SnapshotsService {
     private readonly ds: DataSource,
     private readonly repo: SnapshotsRepository,
     private readonly reads: ReadRouter,
+    private readonly subjectLock: SubjectLock,
   ) {}
 
   /**
@@ -77,24 +73,6 @@ export class SnapshotsService {
   }
 
   /**
-   * Deletes subjects starting with `prefix` whose newest episode or memory is older than
-   * `maxAgeHours` (never `_snapshot/` ones). An age reaching before year 1 matches nothing.
-   */
-  async cleanup(scope: TenantScope, prefix: string, maxAgeHours: number, em: EntityManager = this.ds.manager): Promise<number> {
-    const cutoffMs = Date.now() - maxAgeHours * 3_600_000;
-    if (!(cutoffMs > EARLIEST_MS)) return 0;
-    return this.repo.deleteStaleSubjects(em, scope, prefix, new Date(cutoffMs).toISOString());
-  }
-
-  /**
-   * The hourly cleanup with the contract's defaults (prefix `live_`, 24 hours). Under an advisory
-   * lock so that one replica does it; null when another holds the lock.
-   */
-  scheduledCleanup(): Promise<number | null> {
-    return tryWithLock(this.ds, AdvisoryLock.SnapshotsCleanup, (em) => this.cleanup(TenantScope.ALL, DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, em));
-  }
-
-  /**
    * Contract restore rules (SnapshotsRepository.restoreSubject): new ids, remapped references,
    * timestamps shifted so the newest episode is now, provenance naming the snapshot. The restored
    * rows are added to whatever the target subject already holds; each keeps the snapshot row's
@@ -105,7 +83,10 @@ export class SnapshotsService {
     const result = await this.ds.transaction(async (em) => {
       const snapshot = await find(em);
       tenantId = snapshot.tenant_id;
-      const restored = await this.repo.restoreSubject(em, TenantScope.of(snapshot.tenant_id), snapshot.id, snapshot.snapshot_subject_id, targetSubjectId);
+      const scope = TenantScope.of(snapshot.tenant_id);
+      // The target's compile lock: a compile or deletion of the target in flight commits first.
+      await this.subjectLock.lock(em, scope, targetSubjectId);
+      const restored = await this.repo.restoreSubject(em, scope, snapshot.id, snapshot.snapshot_subject_id, targetSubjectId);
       return {
         snapshot_id: snapshot.id,
         name: snapshot.name,

@@ -5,12 +5,14 @@ import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
 import { SupportModule } from 'src/modules/support/support.module';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { SubjectsController } from './subjects.controller';
+import { SubjectLifecycleService } from './subject-lifecycle.service';
+import { SubjectsRepository } from './subjects.repository';
 import { SubjectsService } from './subjects.service';
 
 @Module({
   imports: [EpisodesModule, MemoriesModule, SupportModule, WebhooksModule, ReceiptsModule],
   controllers: [SubjectsController],
-  providers: [SubjectsService],
-  exports: [SubjectsService],
+  providers: [SubjectsService, SubjectLifecycleService, SubjectsRepository],
+  exports: [SubjectsService, SubjectLifecycleService],
 })
 export class SubjectsModule {}

@@ -11,9 +11,10 @@ import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { MemoryCursor, toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
-import { SupportService } from 'src/modules/support/support.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
+import { SubjectLifecycleService } from './subject-lifecycle.service';
+import { SubjectsRepository } from './subjects.repository';
 
 const DEFAULT_TIMELINE_LIMIT = 1000;
 
@@ -56,13 +57,14 @@ export class SubjectsService {
     private readonly reads: ReadRouter,
     private readonly episodes: EpisodesService,
     private readonly memories: MemoriesService,
-    private readonly support: SupportService,
+    private readonly lifecycle: SubjectLifecycleService,
+    private readonly subjects: SubjectsRepository,
     private readonly webhooks: WebhooksService,
     private readonly receipts: ReceiptsService,
   ) {}
 
   async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
-    return this.reads.read(ctx.scope, null, (em) => this.episodes.listSubjects(em, ctx.scope, limit, offset));
+    return this.reads.read(ctx.scope, null, (em) => this.subjects.list(em, ctx.scope, limit, offset));
   }
 
   /**
@@ -72,24 +74,20 @@ export class SubjectsService {
    */
   async delete(ctx: Ctx, subjectId: string): Promise<DeleteSubjectResultDto> {
     const result = await this.ds.transaction(async (em) => {
-      // Memories first: it takes the subject's compile lock, so a compile in flight finishes
-      // before anything of the subject is read or deleted.
-      const memories = await this.memories.deleteSubject(em, ctx.scope, subjectId);
-      const episodesDeleted = await this.episodes.deleteSubject(em, ctx.scope, subjectId);
-      const support = await this.support.deleteSubject(em, ctx.scope, subjectId);
-      // Receipts hold the task text, which can name the person (docs/governance.md).
-      const receiptsDeleted = await this.receipts.deleteSubject(em, ctx.scope, subjectId);
+      // Under the subject's compile lock: a compile in flight finishes before anything of the
+      // subject is read or deleted.
+      const erased = await this.lifecycle.erase(em, ctx.scope, subjectId);
       // Stored events name the subject; the subject.deleted event below is the one notice left.
       const eventsDeleted = await this.webhooks.forgetSubject(em, ctx.scope, subjectId);
-      const result = { subject_id: subjectId, episodes_deleted: episodesDeleted, memories_deleted: memories.memories };
+      const result = { subject_id: subjectId, episodes_deleted: erased.episodes, memories_deleted: erased.memories };
       await this.webhooks.enqueue(em, ctx.scope, 'subject.deleted', { ...result });
       const counts = {
-        episodes: episodesDeleted,
-        memories: memories.memories,
-        compile_jobs: memories.compileJobs,
-        resolutions: support.resolutions_deleted,
-        health_state: support.health_cache_deleted,
-        receipts: receiptsDeleted,
+        episodes: erased.episodes,
+        memories: erased.memories,
+        compile_jobs: erased.compileJobs,
+        resolutions: erased.resolutions,
+        health_state: erased.healthCache,
+        receipts: erased.receipts,
         events: eventsDeleted,
       };
       return {
