@@ -8,7 +8,7 @@
  * 2. context (POST /v1/context, ~425 memories, budget 1,000) at concurrency 1 and 8 with
  *    SERVICE_WORKERS=1 vs 2.
  *
- * The two sides of each comparison are measured in alternating slices (A, B, A, B) so the drift
+ * The two sides of each comparison are measured in alternating slices (A B, B A, A B, B A) so the drift
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
@@ -45,11 +45,19 @@ async function alternate(sides: { name: string; run: (n: number, c: number, offs
   return new Map([...acc].map(([name, a]) => [name, summarise(a.samples, a.wallMs)]));
 }
 
+/** memory_ingest_group_size's count and sum, from /metrics (text). */
+async function groups(base: string): Promise<{ count: number; sum: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const pick = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  return { count: pick('memory_ingest_group_size_count'), sum: pick('memory_ingest_group_size_sum') };
+}
+
 async function main(): Promise<void> {
   const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
   const ingestN = Number(arg('ingest', '1200'));
   const contextN = Number(arg('context', '240'));
   const results: Result[] = [];
+  const groupSizes: Record<number, number> = {};
   const services: RunningService[] = [];
   const start = async (env: Record<string, string>) => {
     const svc = await startService({ pgAdminUrl, env });
@@ -59,7 +67,8 @@ async function main(): Promise<void> {
   try {
     // 1. Group commit on vs off, one worker each.
     log('ingest: starting two services (group commit on, off)');
-    const on = client((await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' })).base);
+    const onBase = (await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' })).base;
+    const on = client(onBase);
     const off = client((await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' })).base);
     const ingestSide = (name: string, api: Client) => ({
       name,
@@ -73,7 +82,12 @@ async function main(): Promise<void> {
       await load(200, 8, (i) => api.call('POST', '/v1/episodes', warm[i]));
     }
     for (const c of [1, 8, 32]) {
+      const before = await groups(onBase);
       const by = await alternate([ingestSide('group commit on', on), ingestSide('group commit off', off)], ingestN, c);
+      const after = await groups(onBase);
+      const mean = Math.round(((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 100) / 100;
+      log(`ingest c${c}: mean group size ${mean} (requests per commit, group commit on)`);
+      groupSizes[c] = mean;
       for (const [side, summary] of by) {
         results.push({ comparison: 'single-episode ingest', side, concurrency: c, summary });
         log(`ingest c${c} ${side}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
@@ -111,11 +125,12 @@ async function main(): Promise<void> {
 
   const lines = ['| comparison | side | concurrency | p50 ms | p95 ms | p99 ms | throughput/s |', '|---|---|---|---|---|---|---|'];
   for (const r of results) lines.push(`| ${r.comparison} | ${r.side} | ${r.concurrency} | ${r.summary.p50} | ${r.summary.p95} | ${r.summary.p99} | ${r.summary.throughput_per_s} |`);
+  lines.push('', `mean requests per commit with group commit on: ${Object.entries(groupSizes).map(([c, m]) => `c${c} ${m}`).join(', ')}`);
   process.stdout.write(lines.join('\n') + '\n');
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'throughput-postgres.json');
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, results }, null, 2));
   log(`wrote ${file}`);
 }
 
