@@ -65,6 +65,8 @@ const receiptFields = {
   parent_receipt_id: optionalId('The receipt this call follows from, for multi-step agents.'),
 };
 
+const memoryId = z.string().min(1).max(256).describe('The memory id (from search_memories, get_context provenance or remember).');
+
 // As-of reads (docs/governance.md, section 3): the same field as the REST reads.
 const asOf = z.string().max(64).optional().describe('ISO-8601 instant in the past: answer as the memory stood then (default now).');
 
@@ -72,6 +74,9 @@ const asOf = z.string().max(64).optional().describe('ISO-8601 instant in the pas
 function callerOf(args: { caller_id?: unknown; caller_type?: unknown }): { caller_id: string | null; caller_type: string | null } {
   return { caller_id: typeof args.caller_id === 'string' ? args.caller_id : null, caller_type: typeof args.caller_type === 'string' ? args.caller_type : null };
 }
+
+/** Wraps a tool's work in the per-call span, metric and error mapping. */
+type ToolRunner = <A>(name: string, run: (ctx: Ctx, args: A) => Promise<CallToolResult>) => (args: A) => Promise<CallToolResult>;
 
 function ok(result: object, text?: string): CallToolResult {
   return { content: [{ type: 'text', text: text ?? JSON.stringify(result, null, 2) }], structuredContent: result as Record<string, unknown> };
@@ -112,22 +117,34 @@ export class McpService {
       },
     );
 
-    // Every tool: span, metric, DTO check, contract error codes.
-    const tool = <A>(name: string, run: (ctx: Ctx, args: A) => Promise<CallToolResult>) =>
-      (args: A): Promise<CallToolResult> =>
-        session.run((ctx) =>
-          withSpan('mcp.tool', { 'mcp.tool': name, 'mcp.transport': session.transport }, async () => {
-            try {
-              const result = await run(ctx, args);
-              metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'ok' });
-              return result;
-            } catch (err) {
-              metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'error' });
-              return toToolError(err, ctx.requestId);
-            }
-          }),
-        );
+    const tool = this.toolRunner(session);
+    this.registerPipelineTools(server, tool);
+    this.registerReadTools(server, tool);
+    this.registerMemoryTools(server, tool);
+    this.registerSupportTools(server, tool);
+    this.registerProfileResource(server, session);
+    return server;
+  }
 
+  /** Every tool: span, metric, DTO check, contract error codes. */
+  private toolRunner(session: McpSession): ToolRunner {
+    return (name, run) => (args) =>
+      session.run((ctx) =>
+        withSpan('mcp.tool', { 'mcp.tool': name, 'mcp.transport': session.transport }, async () => {
+          try {
+            const result = await run(ctx, args);
+            metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'ok' });
+            return result;
+          } catch (err) {
+            metrics.mcpToolCalls.inc({ tool: name, transport: session.transport, outcome: 'error' });
+            return toToolError(err, ctx.requestId);
+          }
+        }),
+      );
+  }
+
+  /** Episodes in, memories compiled: ingest_episode, compile_memories, get_compile_job. */
+  private registerPipelineTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'ingest_episode',
       {
@@ -178,7 +195,10 @@ export class McpService {
       },
       tool('get_compile_job', async (ctx, args) => ok(await this.pipeline.jobStatus(ctx, (await this.check(JobIdParamDto, args)).job_id))),
     );
+  }
 
+  /** Reads for acting on a subject: get_context, search_memories. */
+  private registerReadTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'get_context',
       {
@@ -240,9 +260,10 @@ export class McpService {
       },
       tool('search_memories', async (ctx, args) => ok(await this.memories.search(ctx, await this.check(SearchMemoriesQueryDto, args)))),
     );
+  }
 
-    const memoryId = z.string().min(1).max(256).describe('The memory id (from search_memories, get_context provenance or remember).');
-
+  /** Single memories: remember, get_memory, correct_memory, forget_memory. */
+  private registerMemoryTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'remember',
       {
@@ -320,7 +341,10 @@ export class McpService {
         return ok(await this.records.forget(ctx, id, false));
       }),
     );
+  }
 
+  /** Subjects, support and receipts: get_timeline, delete_subject, get_health, get_sla, create_handoff, get_receipt, record_resolution. */
+  private registerSupportTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'get_timeline',
       {
@@ -434,7 +458,10 @@ export class McpService {
       },
       tool('record_resolution', async (ctx, args) => ok(await this.support.upsertResolution(ctx, await this.check(UpsertResolutionDto, args)))),
     );
+  }
 
+  /** memory://subjects/{subject_id}/profile: the active profile facts, listed for the first 50 subjects. */
+  private registerProfileResource(server: McpServer, session: McpSession): void {
     server.registerResource(
       'subject-profile',
       new ResourceTemplate(PROFILE_URI_TEMPLATE, {
@@ -457,8 +484,6 @@ export class McpService {
       },
       (uri, variables) => session.run((ctx) => this.readProfile(ctx, uri.href, String(variables.subject_id ?? ''))),
     );
-
-    return server;
   }
 
   private async readProfile(ctx: Ctx, uri: string, encoded: string): Promise<ReadResourceResult> {
