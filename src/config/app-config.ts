@@ -183,6 +183,14 @@ export function parseWorkers(raw: string, postgres: boolean): number | { problem
 
 export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   const problems: string[] = [];
+  const values = readSettings(env, problems);
+  const checked = checkSettings(values, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return buildConfig(values, checked);
+}
+
+/** Each setting parsed by its kind (SETTINGS); a bad value adds a problem and is left out. */
+function readSettings(env: NodeJS.ProcessEnv, problems: string[]): Map<string, Parsed> {
   const values = new Map<string, Parsed>();
   for (const spec of SETTINGS) {
     let raw = env[`SERVICE_${spec.name}`];
@@ -195,6 +203,25 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     if (typeof parsed === 'object' && !Array.isArray(parsed)) problems.push(parsed.problem);
     else values.set(spec.name, parsed);
   }
+  return values;
+}
+
+/** What checkSettings derives for buildConfig (valid once no problem was reported). */
+interface CheckedSettings {
+  dbUrl: string;
+  workers: number;
+  tenantHeader: string;
+  webhookUrl: string;
+  otelEndpoint: string;
+  otelHeaders: Record<string, string>;
+  mcpTenant: string;
+  replicaUrls: string[];
+  signing: SigningKeys;
+  region: string;
+}
+
+/** The rules a kind cannot express: URL and header formats, and the rules across settings. */
+function checkSettings(values: Map<string, Parsed>, problems: string[]): CheckedSettings {
   const dbUrl = normaliseDatabaseUrl(String(values.get('DATABASE_URL') ?? ''));
   if (typeof dbUrl === 'object') problems.push(dbUrl.problem);
   const tenantHeader = String(values.get('TENANT_HEADER') ?? '');
@@ -235,10 +262,24 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
   if ('problems' in signing) problems.push(...signing.problems);
   const region = String(values.get('REGION') ?? '').trim();
   if (region.length > 64) problems.push('SERVICE_REGION must be at most 64 characters');
-  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    dbUrl: typeof dbUrl === 'string' ? dbUrl : '',
+    workers: typeof workers === 'number' ? workers : 1,
+    tenantHeader,
+    webhookUrl,
+    otelEndpoint,
+    otelHeaders: otelHeaders ?? {},
+    mcpTenant,
+    replicaUrls,
+    signing: signing as SigningKeys,
+    region,
+  };
+}
 
+/** The frozen object the service reads, from valid settings. */
+function buildConfig(values: Map<string, Parsed>, { dbUrl, workers, tenantHeader, webhookUrl, otelEndpoint, otelHeaders, mcpTenant, replicaUrls, signing, region }: CheckedSettings): AppConfig {
   const get = <T extends Parsed>(name: string) => values.get(name) as T;
-  const databaseUrl = (dbUrl as string) || null;
+  const databaseUrl = dbUrl || null;
   const autoMigrate = get<string>('AUTO_MIGRATE');
   const debug = get<boolean>('DEBUG');
   return Object.freeze({
@@ -303,7 +344,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     readPageBytes: get<number>('READ_PAGE_BYTES'),
     socketIdleTimeoutMs: get<number>('SOCKET_IDLE_TIMEOUT_MS'),
     ingestGroupCommit: get<boolean>('INGEST_GROUP_COMMIT'),
-    workers: workers as number,
+    workers,
     workersEnabled: get<boolean>('WORKERS_ENABLED'),
     workerPollMs: get<number>('WORKER_POLL_MS'),
     otelEndpoint,
@@ -313,7 +354,7 @@ export function loadConfig(env: NodeJS.ProcessEnv): AppConfig {
     mcpTenant,
     mcpAllowedHosts: Object.freeze([...get<string[]>('MCP_ALLOWED_HOSTS')]) as string[],
     receipts: get<AppConfig['receipts']>('RECEIPTS'),
-    receiptSigning: signing as SigningKeys,
+    receiptSigning: signing,
     receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),
     region: region === '' ? null : region,
   });
