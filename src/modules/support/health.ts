@@ -39,7 +39,6 @@ import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
 import type {
   HealthFactor,
   HealthResult,
-  HealthSignal,
   HealthState,
   HealthTransitionEvent,
   ResolutionRecord,
@@ -120,76 +119,89 @@ export function computeHealth(
   const sla = new Map(
     computeSla(subjectId, episodes, resolutions, { ...thresholds, now: options.now }).sessions.map((s) => [s.session_id, s] as const),
   );
-  const open = sessions.filter((s) => isOpenStatus(s.status));
   const inWindow = sessions.filter((s) => isOpenStatus(s.status) || s.last_activity_at.getTime() >= now - HISTORY_WINDOW_DAYS * DAY_MS);
-  const slaOf = (s: SupportSession): SlaSessionItem | undefined => sla.get(s.session_id);
+  const factors = [
+    ...issueFactors(sessions, inWindow, episodes, now),
+    ...slaFactors(inWindow, (s) => sla.get(s.session_id), thresholds),
+    ...resolutionFactors(sessions, inWindow, now),
+  ];
+  factors.sort((a, b) => a.impact - b.impact || HEALTH_SIGNALS.indexOf(a.signal) - HEALTH_SIGNALS.indexOf(b.signal));
+  const score = Math.min(100, Math.max(0, 100 + factors.reduce((sum, f) => sum + f.impact, 0)));
+  return { subject_id: subjectId, score, state: healthStateForScore(score), factors };
+}
 
+/** Open, idle, repeated and urgent issues (negative factors). */
+function issueFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number): HealthFactor[] {
   const factors: HealthFactor[] = [];
-  const add = (signal: HealthSignal, impact: number, detail: string): void => {
-    factors.push({ signal, impact, detail });
-  };
-
-  if (open.length > 0) add('unresolved_issues', capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), `${open.length} open session(s)`);
+  const open = sessions.filter((s) => isOpenStatus(s.status));
+  if (open.length > 0) factors.push({ signal: 'unresolved_issues', impact: capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), detail: `${open.length} open session(s)` });
 
   const idle = open.filter((s) => s.last_activity_at.getTime() < now - IDLE_HOURS * HOUR_MS);
   if (idle.length > 0) {
-    add('idle_open_issue', capped(idle.length, IDLE_IMPACT, IDLE_CAP), `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}`);
-  }
-
-  const resolutionBreaches = inWindow.filter((s) => slaOf(s)?.resolution_breached === true);
-  if (resolutionBreaches.length > 0) {
-    add(
-      'sla_resolution_breaches',
-      capped(resolutionBreaches.length, RESOLUTION_BREACH_IMPACT, RESOLUTION_BREACH_CAP),
-      `${resolutionBreaches.length} session(s) beyond the ${thresholds.resolutionThresholdHours}h resolution target: ${ids(resolutionBreaches)}`,
-    );
-  }
-
-  const slowResponses = inWindow.filter((s) => slaOf(s)?.first_response_breached === true);
-  if (slowResponses.length > 0) {
-    add(
-      'slow_first_response',
-      capped(slowResponses.length, SLOW_RESPONSE_IMPACT, SLOW_RESPONSE_CAP),
-      `${slowResponses.length} session(s) waited more than ${thresholds.firstResponseThresholdMinutes} min for a first response: ${ids(slowResponses)}`,
-    );
+    factors.push({ signal: 'idle_open_issue', impact: capped(idle.length, IDLE_IMPACT, IDLE_CAP), detail: `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}` });
   }
 
   const repeated = repeatedIssues(inWindow);
   const repeats = repeated.reduce((sum, group) => sum + group.length - 1, 0);
   if (repeats > 0) {
-    add(
-      'repeated_issues',
-      capped(repeats, REPEAT_IMPACT, REPEAT_CAP),
-      repeated.map((group) => `same issue raised in ${group.length} sessions: ${ids(group)}`).join('; '),
-    );
+    factors.push({
+      signal: 'repeated_issues',
+      impact: capped(repeats, REPEAT_IMPACT, REPEAT_CAP),
+      detail: repeated.map((group) => `same issue raised in ${group.length} sessions: ${ids(group)}`).join('; '),
+    });
   }
 
   const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS);
   if (urgent.count > 0) {
-    add(
-      'escalations',
-      capped(urgent.count, ESCALATION_IMPACT, ESCALATION_CAP),
-      `${urgent.count} message(s) with urgent wording in the last ${RECENT_WINDOW_DAYS} days (${urgent.labels.join(', ')})`,
-    );
+    factors.push({
+      signal: 'escalations',
+      impact: capped(urgent.count, ESCALATION_IMPACT, ESCALATION_CAP),
+      detail: `${urgent.count} message(s) with urgent wording in the last ${RECENT_WINDOW_DAYS} days (${urgent.labels.join(', ')})`,
+    });
+  }
+  return factors;
+}
+
+/** SLA breaches of the sessions in the history window (negative factors). */
+function slaFactors(inWindow: readonly SupportSession[], slaOf: (s: SupportSession) => SlaSessionItem | undefined, thresholds: SlaThresholds): HealthFactor[] {
+  const factors: HealthFactor[] = [];
+  const resolutionBreaches = inWindow.filter((s) => slaOf(s)?.resolution_breached === true);
+  if (resolutionBreaches.length > 0) {
+    factors.push({
+      signal: 'sla_resolution_breaches',
+      impact: capped(resolutionBreaches.length, RESOLUTION_BREACH_IMPACT, RESOLUTION_BREACH_CAP),
+      detail: `${resolutionBreaches.length} session(s) beyond the ${thresholds.resolutionThresholdHours}h resolution target: ${ids(resolutionBreaches)}`,
+    });
   }
 
+  const slowResponses = inWindow.filter((s) => slaOf(s)?.first_response_breached === true);
+  if (slowResponses.length > 0) {
+    factors.push({
+      signal: 'slow_first_response',
+      impact: capped(slowResponses.length, SLOW_RESPONSE_IMPACT, SLOW_RESPONSE_CAP),
+      detail: `${slowResponses.length} session(s) waited more than ${thresholds.firstResponseThresholdMinutes} min for a first response: ${ids(slowResponses)}`,
+    });
+  }
+  return factors;
+}
+
+/** Recent resolutions and a high resolution rate (positive factors). */
+function resolutionFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], now: number): HealthFactor[] {
+  const factors: HealthFactor[] = [];
   const recentlyResolved = sessions.filter((s) => s.resolved_at !== null && s.resolved_at.getTime() >= now - RECENT_WINDOW_DAYS * DAY_MS);
   if (recentlyResolved.length > 0) {
-    add('recent_resolution', RECENT_RESOLUTION_IMPACT, `${recentlyResolved.length} session(s) resolved in the last ${RECENT_WINDOW_DAYS} days`);
+    factors.push({ signal: 'recent_resolution', impact: RECENT_RESOLUTION_IMPACT, detail: `${recentlyResolved.length} session(s) resolved in the last ${RECENT_WINDOW_DAYS} days` });
   }
 
   const resolvedInWindow = inWindow.filter((s) => !isOpenStatus(s.status)).length;
   if (inWindow.length >= HIGH_RATE_MIN_SESSIONS && resolvedInWindow / inWindow.length >= HIGH_RATE_MIN_SHARE) {
-    add(
-      'high_resolution_rate',
-      HIGH_RATE_IMPACT,
-      `${resolvedInWindow} of ${inWindow.length} sessions of the last ${HISTORY_WINDOW_DAYS} days resolved (${Math.round((100 * resolvedInWindow) / inWindow.length)}%)`,
-    );
+    factors.push({
+      signal: 'high_resolution_rate',
+      impact: HIGH_RATE_IMPACT,
+      detail: `${resolvedInWindow} of ${inWindow.length} sessions of the last ${HISTORY_WINDOW_DAYS} days resolved (${Math.round((100 * resolvedInWindow) / inWindow.length)}%)`,
+    });
   }
-
-  factors.sort((a, b) => a.impact - b.impact || HEALTH_SIGNALS.indexOf(a.signal) - HEALTH_SIGNALS.indexOf(b.signal));
-  const score = Math.min(100, Math.max(0, 100 + factors.reduce((sum, f) => sum + f.impact, 0)));
-  return { subject_id: subjectId, score, state: healthStateForScore(score), factors };
+  return factors;
 }
 
 export function healthStateForScore(score: number): HealthState {
