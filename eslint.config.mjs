@@ -2,10 +2,36 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { importX } from 'eslint-plugin-import-x';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
+import { readdirSync } from 'node:fs';
 
 const NO_BARRELS = { group: ['**/index', '../../src/*'], message: 'Import through the src/ alias, no barrels.' };
 const NO_BENCH = { group: ['**/bench/**'], message: 'The service and its tests do not depend on the benchmarks: shared test tooling lives in test/support.' };
 const TEXT_LENGTH = { name: 'class-validator', importNames: ['Length', 'MaxLength', 'MinLength'], message: 'Use src/common/http/text-length: it counts code points, as the database does.' };
+
+/**
+ * Rooms stay apart (docs/architecture.md): code in src/modules/<room> reaches another room
+ * through its module and service, never its repository (only the owner's repository names the
+ * owner's tables; the table-ownership spec checks the SQL side).
+ */
+const ROOMS = readdirSync(new URL('./src/modules', import.meta.url), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+const roomBoundaries = ROOMS.map((room) => ({
+  files: [`src/modules/${room}/**/*.ts`],
+  rules: {
+    'no-restricted-imports': [
+      'error',
+      {
+        patterns: [
+          NO_BARRELS,
+          {
+            group: ['src/modules/*/**/*.repository', `!src/modules/${room}/**`],
+            message: 'Another room is reached through its service, never its repository (docs/architecture.md).',
+          },
+        ],
+        paths: [TEXT_LENGTH],
+      },
+    ],
+  },
+}));
 
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
@@ -36,6 +62,7 @@ export default tseslint.config(
     },
     rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
   },
+  ...roomBoundaries,
   {
     // The heuristic compiler is a library: plain functions over plain data, no Nest, no database,
     // no feature room (docs/architecture.md).

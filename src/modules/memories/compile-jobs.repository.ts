@@ -131,4 +131,19 @@ export class CompileJobsRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;
   }
+
+  /** Jobs per status, every tenant's (the /metrics scrape). */
+  async countsByStatus(em: EntityManager): Promise<Record<string, number>> {
+    const rows = await this.scoped<{ status: string; n: number }>(em, TenantScope.ALL, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  /** Running jobs started over `minutes` ago whose lease lapsed, every tenant's (readiness). */
+  async countStuck(em: EntityManager, minutes: number, leaseMinutes: number): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) =>
+      sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})
+        AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,
+    );
+    return rows[0].n;
+  }
 }

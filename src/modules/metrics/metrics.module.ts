@@ -4,7 +4,8 @@ import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { collectProcessMetrics, MetricsSources, metricsSources, setMetricsSources } from 'src/common/metrics/metrics';
 import { MetricsController } from './metrics.controller';
-import { MetricsRepository } from './metrics.repository';
+import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
+import { CompileJobsModule } from 'src/modules/memories/compile-jobs.module';
 
 interface PgPool {
   totalCount: number;
@@ -15,16 +16,15 @@ interface PgPool {
 
 /** GET /metrics and the scrape-time readers of the database (HTTP request metrics: app.setup.ts). */
 @Module({
-  imports: [WebhooksModule],
+  imports: [WebhooksModule, CompileJobsModule],
   controllers: [MetricsController],
-  providers: [MetricsRepository],
 })
 export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
   private sources: MetricsSources | null = null;
 
   constructor(
     private readonly ds: DataSource,
-    private readonly repo: MetricsRepository,
+    private readonly compileJobs: CompileJobsService,
     private readonly webhooks: WebhooksService,
   ) {}
 
@@ -37,7 +37,7 @@ export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
       queueCounts: async () => {
         if (!ds.isInitialized) throw new Error('database closed');
         return {
-          compile_jobs: await this.repo.countsByStatus(ds.manager, 'compile_jobs'),
+          compile_jobs: await this.compileJobs.countsByStatus(),
           webhook_events: await this.webhooks.countsByStatus(),
         };
       },

@@ -1,12 +1,12 @@
 import { Module } from '@nestjs/common';
 import { TerminusModule } from '@nestjs/terminus';
+import { CompileJobsModule } from 'src/modules/memories/compile-jobs.module';
 import { OpsController } from './ops.controller';
-import { OpsRepository } from './ops.repository';
 import { OpsService } from './ops.service';
 
 @Module({
-  imports: [TerminusModule.forRoot({ logger: false })],
+  imports: [TerminusModule.forRoot({ logger: false }), CompileJobsModule],
   controllers: [OpsController],
-  providers: [OpsService, OpsRepository],
+  providers: [OpsService],
 })
 export class OpsModule {}

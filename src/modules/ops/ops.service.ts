@@ -12,7 +12,7 @@ import { ReadRouter } from 'src/db/read-replicas';
 import { schemaReport, SchemaReport } from 'src/db/schema-guard';
 import type { VectorMode } from 'src/db/vector-support';
 import { MigrationsReportDto, ReadinessDto } from './dto/readiness.dto';
-import { OpsRepository } from './ops.repository';
+import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
 
 /** Contract: a job claimed for more than 30 minutes counts as orphaned (once its lease lapsed too). */
 export const ORPHAN_MINUTES = 30;
@@ -37,7 +37,7 @@ export class OpsService {
   constructor(
     private readonly health: HealthCheckService,
     private readonly typeorm: TypeOrmHealthIndicator,
-    private readonly repo: OpsRepository,
+    private readonly compileJobs: CompileJobsService,
     private readonly ds: DataSource,
     private readonly reads: ReadRouter,
     @Inject(DATABASE) private readonly db: Database,
@@ -68,7 +68,7 @@ export class OpsService {
     const base = { engine: this.db.engine, vector: this.vector, auth };
     try {
       await this.health.check([() => this.typeorm.pingCheck('database', { connection: this.ds, timeout: PING_TIMEOUT_MS })]);
-      const stuck = await this.repo.countStuckJobs(ORPHAN_MINUTES, JOB_LEASE_MINUTES);
+      const stuck = await this.compileJobs.countStuck(ORPHAN_MINUTES, JOB_LEASE_MINUTES);
       const replicas = this.reads.enabled ? this.reads.status() : undefined;
       const degraded = stuck > 0 || (replicas ?? []).some((r) => r.state !== 'ok');
       return {
