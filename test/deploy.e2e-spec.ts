@@ -131,7 +131,9 @@ describe('Kubernetes manifests (deploy/kubernetes: kustomize base, components, o
     expect(migrate.command.slice(-4)).toEqual(['dist/src/cli/main.js', 'migrate', 'upgrade', 'head']);
     const cli = readFileSync(join(ROOT, 'src', 'cli', 'main.ts'), 'utf8');
     expect(cli).toMatch(/^\s{2}migrate: \{/m);
-    expect(readFileSync(join(ROOT, 'src', 'db', 'migration-runner.ts'), 'utf8')).toContain('pg_advisory_lock');
+    // The runner waits for the registry's migrations lock (a session-level pg_advisory_lock).
+    expect(readFileSync(join(ROOT, 'src', 'db', 'migration-runner.ts'), 'utf8')).toMatch(/withSessionLock\(\w+, AdvisoryLock\.Migrations, true,/);
+    expect(readFileSync(join(ROOT, 'src', 'common', 'db', 'advisory-locks.ts'), 'utf8')).toContain('pg_advisory_lock(');
     expect(configMap.data.SERVICE_AUTO_MIGRATE).toBe('false');
     expect(deployment.spec.strategy.rollingUpdate.maxUnavailable).toBe(0);
   });
