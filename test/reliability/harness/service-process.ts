@@ -130,7 +130,10 @@ export function prodNodeFlags(): string[] {
 export async function startService(env: Record<string, string>, opts: { port?: number; readyTimeoutMs?: number; prodFlags?: boolean } = {}): Promise<ServiceProcess> {
   assertBuilt();
   const port = opts.port ?? (await freePort());
-  const child = spawn(process.execPath, [...(opts.prodFlags ? prodNodeFlags() : []), MAIN_JS], { env: { ...env, SERVICE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
+  // RELIABILITY_WORKERS=N runs every PostgreSQL service of the suites with SERVICE_WORKERS=N (the
+  // cluster mode; a suite that sets SERVICE_WORKERS itself keeps its value).
+  const workers = process.env.RELIABILITY_WORKERS && env.SERVICE_DATABASE_URL && !env.SERVICE_WORKERS ? { SERVICE_WORKERS: process.env.RELIABILITY_WORKERS } : {};
+  const child = spawn(process.execPath, [...(opts.prodFlags ? prodNodeFlags() : []), MAIN_JS], { env: { ...env, ...workers, SERVICE_PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], cwd: REPO_ROOT });
   const lines: string[] = [];
   const collect = (stream: NodeJS.ReadableStream) => {
     let rest = '';
