@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { Client } from 'pg';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { HttpDrainService } from 'src/common/http/http-drain.service';
 import { isPglite } from '../app-factory';
@@ -7,6 +8,7 @@ import { checkConverged, checkInvariants } from './harness/invariants';
 import { Ledger } from './harness/ledger';
 import { assertBuilt, baseEnv, MAIN_JS, provisionDb, REPO_ROOT, ServiceDb, ServiceProcess, startService } from './harness/service-process';
 import { eventually, rng, seed, sizes, sleep, within } from './harness/settings';
+import { PrivatePostgres } from './harness/private-pg';
 import { WebhookReceiver } from './harness/webhook-receiver';
 import { clientLoop, conversation } from './harness/workload';
 
@@ -213,6 +215,77 @@ if (isPglite()) {
       const [{ n }] = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM episodes WHERE subject_id = 'term-big' AND last_compiled_at IS NULL`);
       expect(n).toBe(0);
       await db.release();
+    }, 120_000);
+  });
+
+  describe('SERVICE_WORKERS=2 with a read replica (private primary + hot standby, built service)', () => {
+    let primary: PrivatePostgres;
+    let replica: PrivatePostgres;
+    let rc: Client;
+    let svc: ServiceProcess | null = null;
+
+    beforeAll(async () => {
+      primary = new PrivatePostgres();
+      await primary.init();
+      replica = await primary.startReplica();
+      rc = new Client({ connectionString: replica.url() });
+      await rc.connect();
+      // The standby applies WAL 300 ms late: a read it serves right after a write misses it.
+      await rc.query(`ALTER SYSTEM SET recovery_min_apply_delay = '300ms'`);
+      await rc.query('SELECT pg_reload_conf()');
+      svc = await startService(
+        baseEnv({
+          SERVICE_DATABASE_URL: primary.url(),
+          SERVICE_WORKERS: '2',
+          SERVICE_API_KEY: KEY,
+          SERVICE_DATABASE_POOL_SIZE: '4',
+          SERVICE_READ_REPLICA_URLS: JSON.stringify([replica.url()]),
+          SERVICE_READ_REPLICA_MAX_LAG: '5',
+          SERVICE_READ_YOUR_WRITES_WINDOW: '10',
+          SERVICE_LOG_LEVEL: 'warn',
+        }),
+      );
+      await eventually('both workers serving', 30_000, async () => {
+        for (let i = 0; i < 4; i++) await rawRequest(svc!.base, { method: 'GET', path: '/healthz', headers: { Connection: 'close' } });
+        return perPid(await scrape(svc!.base)).size === 2;
+      });
+      await eventually('replica serving', 30_000, async () => (await call(svc!.base, 'GET', '/readyz')).body.checks?.replicas?.[0]?.state === 'ok');
+    }, 120_000);
+    afterAll(async () => {
+      await svc?.stop(40_000);
+      await rc?.end().catch(() => undefined);
+      await replica?.destroy();
+      await primary?.destroy();
+    });
+
+    it('keeps read-your-writes when the write and the read land on different workers (fences relayed by the primary)', async () => {
+      const fresh = { ...auth, Connection: 'close', 'Content-Type': 'application/json' };
+      const before = samples(await scrape(svc!.base), 'memory_db_reads_total');
+      const stale: string[] = [];
+      // A new connection per request: the primary alternates them between the two workers, so
+      // about half of the reads run on the worker that did not take the write.
+      await Promise.all(
+        Array.from({ length: 3 }, async (_, w) => {
+          for (let i = 0; i < 10; i++) {
+            const subject = `relay-${w}`;
+            const body = JSON.stringify({ subject_id: subject, source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: `note ${w}-${i}` }] } });
+            const written = await rawRequest(svc!.base, { method: 'POST', path: '/v1/episodes', headers: fresh, body });
+            expect(written.status).toBe(201);
+            const id = (written.json as { id: string }).id;
+            const read = await rawRequest(svc!.base, { method: 'GET', path: `/v1/timeline?subject_id=${subject}`, headers: fresh });
+            expect(read.status).toBe(200);
+            if (!(read.json as { episodes: { id: string }[] }).episodes.some((e) => e.id === id)) stale.push(`${subject} #${i}`);
+          }
+        }),
+      );
+      expect(stale).toEqual([]);
+      const after = samples(await scrape(svc!.base), 'memory_db_reads_total');
+      const delta = (labels: string) => (after.get(labels) ?? 0) - (before.get(labels) ?? 0);
+      // The fenced reads went to the primary (the standby had not replayed them)...
+      expect(delta('{target="primary",reason="unreplayed_write"}')).toBeGreaterThanOrEqual(25);
+      // ...and the replica is in use for everything else (the timeline of an unwritten subject).
+      for (let i = 0; i < 6; i++) expect((await rawRequest(svc!.base, { method: 'GET', path: '/v1/timeline?subject_id=never-written', headers: fresh })).status).toBe(200);
+      expect((samples(await scrape(svc!.base), 'memory_db_reads_total').get('{target="replica",reason="replica"}') ?? 0) - (before.get('{target="replica",reason="replica"}') ?? 0)).toBeGreaterThanOrEqual(6);
     }, 120_000);
   });
 }
