@@ -4,7 +4,8 @@ import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { episodeText } from 'src/compiler/episode-text';
-import { JobRow, JobStatus } from './dto/jobs.dto';
+import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
+import { JobRow } from './dto/jobs.dto';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import {
@@ -51,7 +52,7 @@ const ts = (column: string) => sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${
 export class AdminRepository extends TenantScopedRepository {
   protected readonly table = 'episodes/memories/compile_jobs/receipts';
 
-  async listJobs(em: EntityManager, scope: TenantScope, filter: { status?: JobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
+  async listJobs(em: EntityManager, scope: TenantScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
     return this.scoped<JobRow>(em, scope, (t) => sql`
       SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
       FROM compile_jobs

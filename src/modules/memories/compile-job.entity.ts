@@ -1,6 +1,8 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 
-export type CompileJobStatus = 'pending' | 'running' | 'completed' | 'failed';
+/** The statuses of a compile job, in lifecycle order: the one list (DTOs, admin filter, metrics). */
+export const COMPILE_JOB_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
+export type CompileJobStatus = (typeof COMPILE_JOB_STATUSES)[number];
 
 /** An asynchronous compile request; claimed by workers with FOR UPDATE SKIP LOCKED. */
 @Entity('compile_jobs')

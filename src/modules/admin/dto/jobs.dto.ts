@@ -2,16 +2,14 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { ApiProperty } from '@nestjs/swagger';
-
-export const JOB_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
-export type JobStatus = (typeof JOB_STATUSES)[number];
+import { COMPILE_JOB_STATUSES, type CompileJobStatus } from 'src/modules/memories/compile-job.entity';
 
 export class ListJobsQueryDto {
   /** Only jobs in this state. */
-  @ApiProperty({ enum: JOB_STATUSES, required: false })
+  @ApiProperty({ enum: COMPILE_JOB_STATUSES, required: false })
   @IsOptional()
-  @IsIn(JOB_STATUSES)
-  status?: JobStatus;
+  @IsIn(COMPILE_JOB_STATUSES)
+  status?: CompileJobStatus;
 
   @IsOptional()
   @IsString()
@@ -45,7 +43,7 @@ export interface JobRow {
   id: string;
   subject_id: string;
   tenant_id: string | null;
-  status: JobStatus;
+  status: CompileJobStatus;
   memories_created: number | null;
   error: string | null;
   created_at: Date;
@@ -57,8 +55,8 @@ export class JobItemDto {
   job_id: string;
   subject_id: string;
   tenant_id: string | null;
-  @ApiProperty({ enum: JOB_STATUSES })
-  status: JobStatus;
+  @ApiProperty({ enum: COMPILE_JOB_STATUSES })
+  status: CompileJobStatus;
   /** Null until the job has completed. */
   memories_created: number | null;
   /** Set on failure. */

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
-import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
+import { COMPILE_JOB_STATUSES, type CompileJobStatus } from 'src/modules/memories/compile-job.entity';
 import { MemoryDto, MemoryRow, toMemoryDto } from './memory.dto';
 
 export class CompileRequestDto {
@@ -63,7 +63,7 @@ export interface CompileJobRow {
  */
 export class CompileJobDto {
   job_id: string;
-  @ApiProperty({ enum: ['pending', 'running', 'completed', 'failed'] })
+  @ApiProperty({ enum: COMPILE_JOB_STATUSES })
   status: CompileJobStatus;
   subject_id: string;
   created_at: Date;
