@@ -2,6 +2,17 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { getMetadataStorage } from 'class-validator';
+import { ContextRequestDto } from 'src/modules/context/dto/context.dto';
+import { CreateEpisodeDto } from 'src/modules/episodes/dto/create-episode.dto';
+import { CompileRequestDto, JobIdParamDto } from 'src/modules/memories/dto/compile.dto';
+import { CorrectMemoryDto, MemoryIdParamDto, RememberMemoryDto } from 'src/modules/memories/dto/memory-write.dto';
+import { SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
+import { ReceiptIdParamDto } from 'src/modules/receipts/dto/receipt.dto';
+import { SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
+import { HandoffRequestDto } from 'src/modules/support/dto/handoff.dto';
+import { UpsertResolutionDto } from 'src/modules/support/dto/resolution.dto';
+import { SlaQueryDto } from 'src/modules/support/dto/sla.dto';
 import { createTestApp, TestApp } from '../app-factory';
 
 const KEY = 'mcp-test-key';
@@ -14,6 +25,69 @@ function text(result: unknown, i = 0): string {
 
 function structured<T = Record<string, unknown>>(result: unknown): T {
   return (result as CallToolResult).structuredContent as T;
+}
+
+/** The DTO classes each tool's arguments are checked with (McpService.check), and renamed fields. */
+const TOOL_DTOS: Record<string, [new () => object, Record<string, string>?][]> = {
+  ingest_episode: [[CreateEpisodeDto]],
+  compile_memories: [[CompileRequestDto]],
+  get_compile_job: [[JobIdParamDto]],
+  get_context: [[ContextRequestDto]],
+  search_memories: [[SearchMemoriesQueryDto]],
+  remember: [[RememberMemoryDto]],
+  get_memory: [[MemoryIdParamDto, { memory_id: 'id' }]],
+  correct_memory: [[MemoryIdParamDto, { memory_id: 'id' }], [CorrectMemoryDto]],
+  forget_memory: [[MemoryIdParamDto, { memory_id: 'id' }]],
+  get_timeline: [[TimelineQueryDto]],
+  delete_subject: [[SubjectParamDto]],
+  get_health: [[SubjectParamDto]],
+  get_sla: [[SubjectParamDto], [SlaQueryDto]],
+  create_handoff: [[HandoffRequestDto]],
+  get_receipt: [[ReceiptIdParamDto]],
+  record_resolution: [[UpsertResolutionDto]],
+};
+
+interface JsonSchemaProperty {
+  type?: string | string[];
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  maxItems?: number;
+  enum?: unknown[];
+  items?: JsonSchemaProperty;
+}
+
+/** Where MCP says more than the DTO on purpose. */
+const DELIBERATE = new Set([
+  // Agents are offered the four kinds; REST takes any kind (compat.md: kinds are open-ended) and an unknown one matches nothing.
+  'search_memories.kind enum',
+]);
+
+/**
+ * Where a tool's JSON schema (generated from its zod shape) bounds a field, the DTO that checks
+ * the same field must set the same bound: the MCP schema tells agents the REST limits.
+ */
+function limitMismatches(tool: string, properties: Record<string, JsonSchemaProperty>): string[] {
+  const problems: string[] = [];
+  for (const [field, schema] of Object.entries(properties)) {
+    const owner = TOOL_DTOS[tool].find(([cls, renames]) => getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).some((m) => m.propertyName === (renames?.[field] ?? field)));
+    if (!owner) continue; // a field only MCP has (none today bounds anything the DTO would)
+    const [cls, renames] = owner;
+    const rules = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).filter((m) => m.propertyName === (renames?.[field] ?? field));
+    const constraint = (name: string, i = 0): unknown => rules.find((m) => m.name === name)?.constraints?.[i];
+    const expect = (what: string, mcp: unknown, dto: unknown) => {
+      if (mcp !== undefined && JSON.stringify(mcp) !== JSON.stringify(dto) && !DELIBERATE.has(`${tool}.${field} ${what}`)) problems.push(`${tool}.${field} ${what}: MCP ${JSON.stringify(mcp)}, ${cls.name} ${JSON.stringify(dto)}`);
+    };
+    expect('maxLength', schema.maxLength, constraint('isLength', 1) ?? constraint('maxLength'));
+    expect('minLength', schema.minLength && schema.minLength > 0 ? schema.minLength : undefined, constraint('isLength', 0) ?? constraint('minLength'));
+    expect('maximum', schema.maximum, constraint('max'));
+    expect('minimum', schema.minimum, constraint('min'));
+    expect('maxItems', schema.maxItems, constraint('arrayMaxSize'));
+    expect('enum', schema.enum, constraint('isIn') ?? (constraint('isEnum') ? Object.values(constraint('isEnum') as object) : undefined));
+    if (schema.items?.maxLength !== undefined) expect('items.maxLength', schema.items.maxLength, constraint('isLength', 1) ?? constraint('maxLength'));
+  }
+  return problems;
 }
 
 describe('MCP over streamable HTTP at /mcp', () => {
@@ -55,6 +129,14 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(byName.get('get_memory')!.annotations).toMatchObject({ readOnlyHint: true });
     const { resourceTemplates } = await client.listResourceTemplates();
     expect(resourceTemplates.map((r) => r.uriTemplate)).toContain('memory://subjects/{subject_id}/profile');
+  });
+
+  it('states the same limits as the REST DTOs that check each tool', async () => {
+    const client = await connect({ 'X-API-Key': KEY, 'X-Tenant-ID': 'tenant-a' });
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(Object.keys(TOOL_DTOS).sort());
+    const problems = tools.flatMap((tool) => limitMismatches(tool.name, (tool.inputSchema.properties ?? {}) as Record<string, JsonSchemaProperty>));
+    expect(problems).toEqual([]);
   });
 
   it('ingests, compiles and returns context with provenance; the profile resource lists the facts', async () => {

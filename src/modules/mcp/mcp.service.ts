@@ -46,7 +46,8 @@ export const PROFILE_URI_TEMPLATE = 'memory://subjects/{subject_id}/profile';
 const PROFILE_FACTS_LIMIT = 500;
 
 // Argument schemas: the JSON schema a model sees. Limits mirror the REST DTOs, which also check
-// every call (the DTO is the rule; these tell the model about it up front).
+// every call (the DTO is the rule; these tell the model about it up front); test/e2e/mcp checks
+// that every bound here is the DTO's.
 const subjectId = z.string().min(1).max(256).describe('The subject: a user, account, workspace, repository, ticket or agent id.');
 const sessionId = z.string().min(1).max(256);
 const optionalId = (what: string) => z.string().min(1).max(256).optional().describe(what);
@@ -68,7 +69,7 @@ const receiptFields = {
 const memoryId = z.string().min(1).max(256).describe('The memory id (from search_memories, get_context provenance or remember).');
 
 // As-of reads (docs/governance.md, section 3): the same field as the REST reads.
-const asOf = z.string().max(64).optional().describe('ISO-8601 instant in the past: answer as the memory stood then (default now).');
+const asOf = z.string().optional().describe('ISO-8601 instant in the past: answer as the memory stood then (default now).');
 
 /** The caller of an MCP read, as the policy reads it. */
 function callerOf(args: { caller_id?: unknown; caller_type?: unknown }): { caller_id: string | null; caller_type: string | null } {
@@ -280,7 +281,7 @@ export class McpService {
           confidence: z.number().min(0).max(1).optional().describe('0–1, default 1.'),
           valid_from: z.string().optional().describe('ISO-8601 time it became true; default now.'),
           metadata: z.record(z.string(), z.unknown()).optional(),
-          sensitivity_labels: z.array(z.string()).max(32).optional().describe('Labels the tenant policy reads, e.g. ["health"] (lowercase a-z 0-9 . _ : -).'),
+          sensitivity_labels: z.array(z.string()).max(256).optional().describe('Labels the tenant policy reads, e.g. ["health"]: at most 32 once trimmed, lowercased and de-duplicated, each 1-64 characters of a-z 0-9 . _ : -.'),
           idempotency_key: z.string().min(1).max(256).optional().describe('A retry with the same key returns the original memory.'),
         },
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
