@@ -19,7 +19,7 @@ export const SNAPSHOT_USAGE = [
 export async function snapshotCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parseCliArgs(rest, { name: { type: 'string' }, tenant: { type: 'string' }, metadata: { type: 'string' }, target: { type: 'string' } });
-  const scope = TenantScope.of(values.tenant);
+  const scope = TenantScope.operator(values.tenant);
   switch (action) {
     case 'create': {
       const [subjectId] = positionals;

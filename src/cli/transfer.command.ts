@@ -38,7 +38,7 @@ export async function exportCommand(config: AppConfig, args: string[]): Promise<
   const done = pipeline(counter, sink, { end: partial !== null });
   progress(`exporting subject ${JSON.stringify(subjectId)}${values.tenant ? ` of tenant ${values.tenant}` : ''}…`);
   try {
-    const counts = await withOperatorServices(config, ({ admin }) => admin.exportSubject(TenantScope.of(values.tenant), subjectId, counter));
+    const counts = await withOperatorServices(config, ({ admin }) => admin.exportSubject(TenantScope.operator(values.tenant), subjectId, counter));
     await done;
     if (partial) await rename(partial, file!);
     progress(`exported ${counts.episodes} episode(s), ${counts.memories} memory(ies), ${bytes} bytes${file ? ` to ${file}` : ''}`);

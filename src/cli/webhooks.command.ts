@@ -47,7 +47,7 @@ export async function webhooksCommand(config: AppConfig, args: string[]): Promis
     const service = new WebhooksService(config, db.dataSource, new WebhooksRepository());
     const unique = [...new Set(ids)];
     err(unique.length > 0 ? `re-queueing ${unique.length} listed dead letter(s)…` : `re-queueing all dead letters${tenant ? ` of tenant ${tenant}` : ''}…`);
-    const total = await service.requeueDeadLettersInBatches(TenantScope.of(tenant), unique.length > 0 ? unique : null, (batch, sum) => err(`  re-queued ${batch} (${sum} so far)`));
+    const total = await service.requeueDeadLettersInBatches(TenantScope.operator(tenant ?? undefined), unique.length > 0 ? unique : null, (batch, sum) => err(`  re-queued ${batch} (${sum} so far)`));
     if (unique.length > total) err(`${unique.length - total} listed event(s) were not dead letters (unknown, pending or delivered) and were left alone`);
     if (config.webhookUrl === '') err('note: SERVICE_WEBHOOK_URL is empty here; the events are delivered by processes that have it set');
     out(`requeued ${total}`);

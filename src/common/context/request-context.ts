@@ -35,5 +35,5 @@ export interface Ctx {
 
 export function currentCtx(): Ctx {
   const state = RequestContext.get();
-  return { requestId: state.requestId, scope: TenantScope.of(state.tenantId) };
+  return { requestId: state.requestId, scope: TenantScope.ofRequest(state.tenantId) };
 }

@@ -19,8 +19,27 @@ class ProbeRepository extends TenantScopedRepository {
 describe('TenantScope', () => {
   it('filters by tenant when scoped and matches every row (NULL tenants too) when not', () => {
     expect(compile(TenantScope.of('acme').predicate('e'))).toEqual({ text: 'e.tenant_id = $1', values: ['acme'] });
-    expect(compile(TenantScope.of(null).predicate('e')).text).toBe('TRUE');
-    expect(TenantScope.of(undefined)).toBe(TenantScope.ALL);
+    expect(compile(TenantScope.ALL.predicate('e')).text).toBe('TRUE');
+  });
+
+  it('becomes every tenant only where a caller says so by name', () => {
+    // A request without a tenant (single-tenant mode), an operator without a filter, a job written by such a request.
+    expect(TenantScope.ofRequest(null)).toBe(TenantScope.ALL);
+    expect(TenantScope.operator(undefined)).toBe(TenantScope.ALL);
+    expect(TenantScope.ofStored(null)).toBe(TenantScope.ALL);
+    expect(TenantScope.ofRequest('acme').tenantId).toBe('acme');
+    expect(TenantScope.operator('acme').tenantId).toBe('acme');
+    // @ts-expect-error TenantScope.of takes a tenant: a missing one is no longer "every tenant".
+    TenantScope.of(undefined);
+  });
+
+  it('keeps the NULL-tenant rule inside the scope', () => {
+    // One row per (tenant, key): the unfiltered scope owns the NULL-tenant rows only.
+    expect(compile(TenantScope.ALL.keyOwner('m')).text).toBe('m.tenant_id IS NULL');
+    expect(compile(TenantScope.of('acme').keyOwner('m')).text).toBe('TRUE');
+    // A stored row's own NULL tenant, apart from every named tenant (operator work on that one row).
+    expect(compile(TenantScope.ofRow(null).predicate('x')).text).toBe('x.tenant_id IS NULL');
+    expect(compile(TenantScope.ofRow('acme').predicate('x'))).toEqual({ text: 'x.tenant_id = $1', values: ['acme'] });
   });
 
   it('refuses a query that never asked for its tenant predicate', async () => {

@@ -25,8 +25,36 @@ export class TenantScope {
     return tenantId === null ? TenantScope.NULL_TENANT : new TenantScope(tenantId);
   }
 
-  static of(tenantId: string | null | undefined): TenantScope {
-    return tenantId == null ? TenantScope.ALL : new TenantScope(tenantId);
+  /** One tenant's rows. */
+  static of(tenantId: string): TenantScope {
+    return new TenantScope(tenantId);
+  }
+
+  /**
+   * A request's scope: its bound tenant, or, without one (single-tenant mode: no tenant header
+   * and none required), every row.
+   */
+  static ofRequest(tenantId: string | null): TenantScope {
+    return tenantId === null ? TenantScope.ALL : new TenantScope(tenantId);
+  }
+
+  /**
+   * An operator handler's or command's scope: the tenant it filters by, or every tenant when it
+   * gives none. Only operator surfaces (/admin, the CLI) call this; a missing tenant is never
+   * "every tenant" anywhere else (issue 18).
+   */
+  static operator(tenantFilter: string | undefined): TenantScope {
+    return tenantFilter === undefined ? TenantScope.ALL : new TenantScope(tenantFilter);
+  }
+
+  /**
+   * The scope a stored row's tenant stands for when work resumes from it (a queued job, a
+   * health mark, a snapshot): its tenant, or for a NULL tenant (written by a single-tenant
+   * request) the unfiltered scope that request had. Compare ofRow, which keeps NULL-tenant rows
+   * apart.
+   */
+  static ofStored(tenantId: string | null): TenantScope {
+    return TenantScope.ofRequest(tenantId);
   }
 
   get filtered(): boolean {
@@ -36,6 +64,16 @@ export class TenantScope {
   /** The value stamped into tenant_id on insert. */
   get insertValue(): string | null {
     return this.tenantId;
+  }
+
+  /**
+   * For rows that are one per (tenant, key) — idempotency keys, cached health, refresh marks —
+   * the rows this scope owns besides its predicate: a tenant owns its own; the unfiltered scope
+   * (single-tenant mode) owns the NULL-tenant rows only, not every tenant's key (contract rule 4).
+   */
+  keyOwner(alias?: string): SqlFragment {
+    if (this.tenantId !== null) return raw('TRUE');
+    return raw(alias ? `${alias}.tenant_id IS NULL` : 'tenant_id IS NULL');
   }
 
   predicate(alias?: string): SqlFragment {

@@ -53,7 +53,7 @@ export class AdminController {
   @Get('jobs')
   @ApiOkResponse({ type: JobsPageDto })
   listJobs(@Query() query: ListJobsQueryDto): Promise<JobsPageDto> {
-    return this.admin.listJobs(TenantScope.of(query.tenant_id), query);
+    return this.admin.listJobs(TenantScope.operator(query.tenant_id), query);
   }
 
   /** Counts of rows whose tenant_id is NULL (legacy rows from before tenant support). */
@@ -73,7 +73,7 @@ export class AdminController {
   @ApiResponse({ status: 404, description: 'not_found', type: ErrorEnvelopeDto })
   async exportSubject(@Param() params: SubjectParamDto, @Query() query: ExportQueryDto, @Res() res: Response): Promise<void> {
     res.type('application/json');
-    await this.admin.exportSubject(TenantScope.of(query.tenant_id), params.subject_id, res);
+    await this.admin.exportSubject(TenantScope.operator(query.tenant_id), params.subject_id, res);
   }
 
   /**

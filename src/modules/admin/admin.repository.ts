@@ -176,7 +176,7 @@ export class AdminRepository extends TenantScopedRepository {
     for (const [tenantId, group] of byTenant(rows)) {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
         const chunk = JSON.stringify(group.slice(i, i + INSERT_CHUNK).map((r) => ({ id: r.id, body: r.body_json })));
-        const clashes = await this.scoped<{ id: string }>(em, TenantScope.of(tenantId), (t) => sql`
+        const clashes = await this.scoped<{ id: string }>(em, TenantScope.ofStored(tenantId), (t) => sql`
           SELECT DISTINCT r.id FROM receipts r
           JOIN jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text) ON r.id = i.id
           WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar AND r.body <> i.body::jsonb
@@ -188,7 +188,7 @@ export class AdminRepository extends TenantScopedRepository {
             { receipt_ids: clashes.map((c) => c.id) },
           );
         }
-        const inserted = await this.stamped<{ n: number }>(em, TenantScope.of(tenantId), (tenant) => sql`
+        const inserted = await this.stamped<{ n: number }>(em, TenantScope.ofStored(tenantId), (tenant) => sql`
           WITH added AS (
             INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
             SELECT i.id, ${tenant}, ${subjectId}, i.body::jsonb->>'mode', i.body::jsonb->>'parent_receipt_id', i.body::jsonb,
@@ -228,7 +228,7 @@ export class AdminRepository extends TenantScopedRepository {
           content_text: episodeText(JSON.parse(r.payload_json)),
           ord,
         }));
-        await this.stamped(em, TenantScope.of(tenantId), (tenant) => sql`
+        await this.stamped(em, TenantScope.ofStored(tenantId), (tenant) => sql`
           INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
           SELECT e.id, ${tenant}, e.subject_id, e.session_id, e.source, e.type, e.payload_json::jsonb, e.metadata_json::jsonb,
             e.provenance_json::jsonb, e.content_text, e.created_at, e.last_compiled_at
@@ -245,7 +245,7 @@ export class AdminRepository extends TenantScopedRepository {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
         // An empty embedding is no embedding (the pgvector mirror column cannot hold zero dimensions).
         const chunk = group.slice(i, i + INSERT_CHUNK).map((r, ord) => ({ ...r, embedding: r.embedding?.length ? r.embedding : null, ord }));
-        await this.stamped(em, TenantScope.of(tenantId), (tenant) => sql`
+        await this.stamped(em, TenantScope.ofStored(tenantId), (tenant) => sql`
           INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
             metadata, status, attribute_key, superseded_by, embedding, created_at, updated_at, sensitivity_labels)
           SELECT m.id, ${tenant}, m.subject_id, m.kind, m.content, m.summary, m.confidence, m.valid_from, m.valid_to, m.source_episode_ids,

@@ -143,7 +143,7 @@ export class AdminService {
       }
       throw err;
     }
-    await this.reads.wrote(TenantScope.of(plan.tenant_id), [plan.subject_id]);
+    await this.reads.wrote(TenantScope.ofStored(plan.tenant_id), [plan.subject_id]);
     return {
       subject_id: plan.subject_id,
       tenant_id: plan.tenant_id,

@@ -63,7 +63,7 @@ export class EpisodesRepository extends TenantScopedRepository {
     // Keys are unique per tenant with NULL tenants counted as one, matching the unique index.
     return this.scoped(em, scope, (t) => sql`
       SELECT ${COLUMNS}, idempotency_key FROM episodes
-      WHERE ${t()} AND ${scope.filtered ? raw('TRUE') : raw('tenant_id IS NULL')} AND idempotency_key = ANY(${keys}::varchar[])`);
+      WHERE ${t()} AND ${scope.keyOwner()} AND idempotency_key = ANY(${keys}::varchar[])`);
   }
 
   /** Episodes of a subject in time order (created_at, then insertion order); `asOf`: as they stood then (episodes-as-of.ts). */

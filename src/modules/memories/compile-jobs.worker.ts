@@ -126,7 +126,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
 
   private async runJobInContext(job: CompileJobRow): Promise<void> {
     await RequestContext.run({ requestId: `job:${job.id}`, tenantId: job.tenant_id }, async () => {
-      const scope = TenantScope.of(job.tenant_id);
+      const scope = TenantScope.ofStored(job.tenant_id);
       try {
         const outcome = await observeCompile('async', job.id, () => this.pipeline.compileAndCommit(scope, job.subject_id, async (em, done) => {
           if (!(await this.jobs.complete(em, job, done.echoed.map((r) => r.id), done.created))) throw new JobLostError();

@@ -131,7 +131,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   async findByIdempotencyKey(em: EntityManager, scope: TenantScope, key: string): Promise<MemoryRow | null> {
     const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       SELECT ${columns('m')} FROM memories m
-      WHERE ${t('m')} AND ${scope.filtered ? raw('TRUE') : raw('m.tenant_id IS NULL')} AND m.idempotency_key = ${key}`);
+      WHERE ${t('m')} AND ${scope.keyOwner('m')} AND m.idempotency_key = ${key}`);
     return rows[0] ?? null;
   }
 

@@ -83,7 +83,7 @@ export class SnapshotsService {
     const result = await this.ds.transaction(async (em) => {
       const snapshot = await find(em);
       tenantId = snapshot.tenant_id;
-      const scope = TenantScope.of(snapshot.tenant_id);
+      const scope = TenantScope.ofStored(snapshot.tenant_id);
       // The target's compile lock: a compile or deletion of the target in flight commits first.
       await this.subjectLock.lock(em, scope, targetSubjectId);
       const restored = await this.repo.restoreSubject(em, scope, snapshot.id, snapshot.snapshot_subject_id, targetSubjectId);
@@ -97,7 +97,7 @@ export class SnapshotsService {
         receipts_restored: restored.receipts,
       };
     });
-    await this.reads.wrote(TenantScope.of(tenantId), [targetSubjectId]);
+    await this.reads.wrote(TenantScope.ofStored(tenantId), [targetSubjectId]);
     return result;
   }
 }

@@ -80,7 +80,7 @@ export class SupportRepository extends TenantScopedRepository {
   async lockCachedHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<CachedHealth | null> {
     const rows = await this.scoped<CachedHealth>(em, scope, (t) => sql`
       SELECT state, score FROM health_cache
-      WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${subjectId}
+      WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
       FOR UPDATE`);
     return rows[0] ?? null;
   }
@@ -103,7 +103,7 @@ export class SupportRepository extends TenantScopedRepository {
   async updateCachedHealth(em: EntityManager, scope: TenantScope, health: HealthToCache): Promise<void> {
     await this.scoped(em, scope, (t) => sql`
       UPDATE health_cache SET state = ${health.state}, score = ${health.score}, factors = ${JSON.stringify(health.factors)}::jsonb, updated_at = now()
-      WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${health.subject_id}`);
+      WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${health.subject_id}`);
   }
 
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
@@ -120,7 +120,7 @@ export class SupportRepository extends TenantScopedRepository {
    */
   async takeRefreshMark(em: EntityManager, scope: TenantScope, subjectId: string): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
-      DELETE FROM health_refresh_marks WHERE ${t()} AND ${nullTenantOnly(scope)} AND subject_id = ${subjectId} RETURNING 1`);
+      DELETE FROM health_refresh_marks WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} RETURNING 1`);
     return rows.length > 0;
   }
 
@@ -132,13 +132,4 @@ export class SupportRepository extends TenantScopedRepository {
       ORDER BY marked_at
       LIMIT ${limit}`);
   }
-}
-
-/**
- * The cache holds one row per (tenant, subject) with NULL tenants as one key. An unfiltered
- * scope (single-tenant mode) owns the NULL-tenant row only: reading another tenant's cached
- * state would compare against the wrong history.
- */
-function nullTenantOnly(scope: TenantScope) {
-  return scope.filtered ? raw('TRUE') : raw('tenant_id IS NULL');
 }

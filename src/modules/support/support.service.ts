@@ -110,7 +110,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     let done = 0;
     for (const mark of marks) {
       try {
-        const scope = TenantScope.of(mark.tenant_id);
+        const scope = TenantScope.ofStored(mark.tenant_id);
         // Snapshot copies (their episodes are inserted like any others, so they are marked) are
         // frozen history, not customers: no health of their own, no events about them.
         if (isReservedSubject(mark.subject_id)) await this.repo.takeRefreshMark(this.ds.manager, scope, mark.subject_id);

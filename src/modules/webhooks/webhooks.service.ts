@@ -55,7 +55,7 @@ export class WebhooksService implements OnApplicationBootstrap {
   // restricted by the caller's tenant).
 
   async stats(_ctx: Ctx, tenantId?: string): Promise<WebhookStatsDto> {
-    const c = await this.repo.counts(this.ds.manager, TenantScope.of(tenantId));
+    const c = await this.repo.counts(this.ds.manager, TenantScope.operator(tenantId));
     const age = c.oldest_pending_age_seconds;
     return {
       pending: c.pending,
@@ -79,7 +79,7 @@ export class WebhooksService implements OnApplicationBootstrap {
   }
 
   async requeueDeadLetters(_ctx: Ctx, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
-    const ids = await this.repo.requeueDead(this.ds.manager, TenantScope.of(dto.tenant_id), dto.event_ids ?? null);
+    const ids = await this.repo.requeueDead(this.ds.manager, TenantScope.operator(dto.tenant_id), dto.event_ids ?? null);
     return { requeued: ids.length };
   }
 
