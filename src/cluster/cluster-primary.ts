@@ -1,11 +1,14 @@
 import cluster, { Worker } from 'node:cluster';
 import pino from 'pino';
 import { AggregatorRegistry } from 'prom-client';
-import { HttpDrainService } from 'src/common/http/http-drain.service';
 import { ClusterMessage, isClusterMessage } from './cluster-messages';
 
-/** SIGTERM to exit: a worker drains for up to DRAIN_TIMEOUT_MS, then closes its pools. */
-export const CLUSTER_SHUTDOWN_TIMEOUT_MS = HttpDrainService.DRAIN_TIMEOUT_MS + 10_000;
+/**
+ * SIGTERM to exit: a worker drains for up to HttpDrainService.DRAIN_TIMEOUT_MS (25 s), then
+ * closes its pools. A number here, not an import: the primary loads no Nest code (a spec checks
+ * the margin).
+ */
+export const CLUSTER_SHUTDOWN_TIMEOUT_MS = 35_000;
 /** Restart delay after a crash: doubles per crash within RESTART_WINDOW_MS, up to the cap. */
 const RESTART_BASE_MS = 500;
 const RESTART_MAX_MS = 30_000;
@@ -25,7 +28,9 @@ const RESTART_WINDOW_MS = 60_000;
  *   AggregatorRegistry), so the route keeps the worker's authentication gate;
  * - relays read-your-writes fences from the worker that wrote to its siblings.
  */
-export function runClusterPrimary(opts: { workers: number; logLevel: string }): void {
+export function runClusterPrimary(opts: { workers: number; logLevel: string; workerScript: string }): void {
+  // Workers run the application's bootstrap, not main.ts: this process never loads it.
+  cluster.setupPrimary({ exec: opts.workerScript });
   const log = pino({ level: opts.logLevel === 'silent' ? 'silent' : opts.logLevel, base: { pid: process.pid, context: 'cluster' } });
   const aggregator = new AggregatorRegistry();
   const crashes: number[] = [];

@@ -1,4 +1,5 @@
 import { availableParallelism } from 'node:os';
+import { config as loadDotenv } from 'dotenv';
 import { SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
 import { parseSigningKeys, SigningKeys } from './signing-keys';
 
@@ -358,4 +359,13 @@ function buildConfig(values: Map<string, Parsed>, { dbUrl, workers, tenantHeader
     receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),
     region: region === '' ? null : region,
   });
+}
+
+/**
+ * The environment, with .env filling only variables it does not already set, validated. Free of
+ * Nest so the cluster primary (src/main.ts) reads it without loading the application.
+ */
+export function readConfig(): AppConfig {
+  loadDotenv({ quiet: true });
+  return loadConfig(process.env);
 }
