@@ -5,7 +5,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { episodeText } from 'src/compiler/episode-text';
 import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
-import { JobRow } from './dto/jobs.dto';
+import type { JobRow } from 'src/modules/memories/compile-job.entity';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import {

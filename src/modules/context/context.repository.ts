@@ -5,8 +5,8 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { withClause } from 'src/common/db/as-of';
-import { EpisodeRow } from 'src/modules/episodes/dto/episode.dto';
-import { MemoryRow } from 'src/modules/memories/dto/memory.dto';
+import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of.sql';
 
 /** A memory candidate with what context assembly needs from the episode it was compiled from. */

@@ -18,3 +18,24 @@ export class EpisodeEntity {
   @Column('timestamptz') created_at: Date;
   @Column({ type: 'timestamptz', nullable: true }) last_compiled_at: Date | null;
 }
+
+export interface EpisodeRow {
+  id: string;
+  tenant_id: string | null;
+  subject_id: string;
+  session_id: string | null;
+  source: string;
+  type: string;
+  payload: Record<string, unknown>;
+  metadata: Record<string, unknown> | null;
+  provenance: Record<string, unknown> | null;
+  content_text: string;
+  created_at: Date;
+  last_compiled_at: Date | null;
+}
+
+/** The few columns health, SLA and handoff read: no payload, text cut to a bound. */
+export type EpisodeDigestRow = Pick<EpisodeEntity, 'id' | 'session_id' | 'source' | 'type' | 'content_text' | 'created_at'>;
+
+/** What the wire shape needs of a row (reads that serve it skip the derived search text). */
+export type EpisodeWireRow = Omit<EpisodeRow, 'content_text'>;

@@ -6,7 +6,10 @@ import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
-import { EpisodeCursor, EpisodeDigestRow, EpisodeRow, EpisodeWireRow } from './dto/episode.dto';
+import { EpisodeCursor } from './dto/episode.dto';
+import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
+import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
+import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
 
 export interface NewEpisode {

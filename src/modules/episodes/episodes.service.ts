@@ -14,7 +14,10 @@ import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
-import { EpisodeCursor, EpisodeDigestRow, EpisodeDto, EpisodeWireRow, EpisodeRow, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import { EpisodeCursor, EpisodeDto, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
+import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
+import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
 import { episodeText } from 'src/compiler/episode-text';
 import { EpisodesRepository, NewEpisode } from './episodes.repository';
 

@@ -20,3 +20,9 @@ export class CompileJobEntity {
   @Column({ type: 'timestamptz', nullable: true }) completed_at: Date | null;
   @Column('timestamptz') updated_at: Date;
 }
+
+/** A compile_jobs row as the repository reads it: every column of the entity. */
+export type CompileJobRow = CompileJobEntity;
+
+/** The columns the operator job listing reads. */
+export type JobRow = Pick<CompileJobEntity, 'id' | 'subject_id' | 'tenant_id' | 'status' | 'memories_created' | 'error' | 'created_at' | 'started_at' | 'completed_at'>;

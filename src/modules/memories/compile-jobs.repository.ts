@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import { CompileJobRow } from './dto/compile.dto';
+import type { CompileJobRow } from 'src/modules/memories/compile-job.entity';
 
 const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_ids, error, attempts, created_at, started_at, completed_at, updated_at`;
 

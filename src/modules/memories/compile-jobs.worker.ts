@@ -11,7 +11,7 @@ import type { AppConfig } from 'src/config/app-config';
 import { JOB_LEASE_MINUTES, JOB_LEASE_RENEW_MS, ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileJobsRepository } from './compile-jobs.repository';
-import { CompileJobRow } from './dto/compile.dto';
+import type { CompileJobRow } from 'src/modules/memories/compile-job.entity';
 import { CompileService } from './compile.service';
 
 /** A failure's message as stored in the job row (`error`); bounded, payload-free. */

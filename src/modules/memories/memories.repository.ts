@@ -7,7 +7,8 @@ import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
-import { MemoryCursor, MemoryRow } from './dto/memory.dto';
+import { MemoryCursor } from './dto/memory.dto';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { EmbeddingsService } from 'src/modules/models/embeddings.service';
-import { MemoryRow } from './dto/memory.dto';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
 import type { NewMemory } from './memories.repository';
 

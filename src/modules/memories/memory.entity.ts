@@ -25,3 +25,28 @@ export class MemoryEntity {
   @Column('timestamptz') created_at: Date;
   @Column('timestamptz') updated_at: Date;
 }
+
+/** A memories row as the repository reads it (the embedding only when asked for). */
+export interface MemoryRow {
+  id: string;
+  tenant_id: string | null;
+  subject_id: string;
+  kind: MemoryKind;
+  content: string;
+  summary: string;
+  confidence: number;
+  valid_from: Date;
+  valid_to: Date | null;
+  source_episode_ids: string[];
+  metadata: Record<string, unknown> | null;
+  status: MemoryStatus;
+  attribute_key: string | null;
+  superseded_by: string | null;
+  needs_embedding: boolean;
+  origin: MemoryOrigin;
+  created_at: Date;
+  updated_at: Date;
+  /** Absent only where a query does not read it (empty = no labels). */
+  sensitivity_labels?: string[];
+  embedding?: number[] | null;
+}

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { CompilePlan, MemoryDraft } from 'src/compiler/compiler.types';
-import type { MemoryRow } from './dto/memory.dto';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import type { NewMemory, Supersession } from './memories.repository';
 
 const overlapKey = (m: { kind: string; attribute_key: string | null }) => (m.attribute_key === null ? null : `${m.kind}\u0000${m.attribute_key}`);

@@ -14,3 +14,6 @@ export class SnapshotEntity {
   @Column('integer') memory_count: number;
   @Column('timestamptz') created_at: Date;
 }
+
+/** A snapshots row as the repository reads it: every column of the entity. */
+export type SnapshotRow = SnapshotEntity;

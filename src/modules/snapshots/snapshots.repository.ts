@@ -4,7 +4,7 @@ import { lockSnapshotName } from 'src/common/db/advisory-locks';
 import { sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import { SnapshotRow } from './dto/snapshot.dto';
+import type { SnapshotRow } from 'src/modules/snapshots/snapshot.entity';
 
 export interface SubjectCopy {
   episodes: number;

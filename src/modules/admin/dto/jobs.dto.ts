@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { ApiProperty } from '@nestjs/swagger';
-import { COMPILE_JOB_STATUSES, type CompileJobStatus } from 'src/modules/memories/compile-job.entity';
+import { COMPILE_JOB_STATUSES, type CompileJobStatus, type JobRow } from 'src/modules/memories/compile-job.entity';
 
 export class ListJobsQueryDto {
   /** Only jobs in this state. */
@@ -37,18 +37,6 @@ export class ListJobsQueryDto {
   @Min(0)
   @Max(1_000_000_000)
   offset: number = 0;
-}
-
-export interface JobRow {
-  id: string;
-  subject_id: string;
-  tenant_id: string | null;
-  status: CompileJobStatus;
-  memories_created: number | null;
-  error: string | null;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
 }
 
 export class JobItemDto {

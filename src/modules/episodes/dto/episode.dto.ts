@@ -1,37 +1,11 @@
+import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
+
 /** Where a time-ordered page of a subject's episodes stopped: the last row's (created_at, seq). */
 export interface EpisodeCursor {
   /** created_at as ISO text with microseconds (exact, unlike a JS Date). */
   at: string;
   seq: string;
 }
-
-export interface EpisodeRow {
-  id: string;
-  tenant_id: string | null;
-  subject_id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  payload: Record<string, unknown>;
-  metadata: Record<string, unknown> | null;
-  provenance: Record<string, unknown> | null;
-  content_text: string;
-  created_at: Date;
-  last_compiled_at: Date | null;
-}
-
-/** The few columns health, SLA and handoff read: no payload, text cut to a bound. */
-export interface EpisodeDigestRow {
-  id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  content_text: string;
-  created_at: Date;
-}
-
-/** What the wire shape needs of a row (reads that serve it skip the derived search text). */
-export type EpisodeWireRow = Omit<EpisodeRow, 'content_text'>;
 
 export class EpisodeDto {
   id: string;

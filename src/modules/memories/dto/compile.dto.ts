@@ -1,8 +1,9 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsBoolean, IsOptional, IsString } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
-import { COMPILE_JOB_STATUSES, type CompileJobStatus } from 'src/modules/memories/compile-job.entity';
-import { MemoryDto, MemoryRow, toMemoryDto } from './memory.dto';
+import { COMPILE_JOB_STATUSES, type CompileJobRow, type CompileJobStatus } from 'src/modules/memories/compile-job.entity';
+import { MemoryDto, toMemoryDto } from './memory.dto';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 
 export class CompileRequestDto {
   /** The subject whose uncompiled episodes are compiled. */
@@ -40,21 +41,6 @@ export class JobIdParamDto {
   /** A job id (UUID). Any other value names no job: 404, like an unknown UUID (compat.md). */
   @IsString()
   job_id: string;
-}
-
-export interface CompileJobRow {
-  id: string;
-  tenant_id: string | null;
-  subject_id: string;
-  status: CompileJobStatus;
-  memories_created: number | null;
-  memory_ids: string[] | null;
-  error: string | null;
-  attempts: number;
-  created_at: Date;
-  started_at: Date | null;
-  completed_at: Date | null;
-  updated_at: Date;
 }
 
 /**

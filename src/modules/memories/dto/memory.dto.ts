@@ -1,3 +1,4 @@
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { ApiProperty } from '@nestjs/swagger';
 import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/compiler/memory-kinds';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
@@ -7,31 +8,6 @@ export interface MemoryCursor {
   /** created_at as ISO text with microseconds (exact, unlike a JS Date). */
   at: string;
   id: string;
-}
-
-/** A memories row as the repository reads it (the embedding only when asked for). */
-export interface MemoryRow {
-  id: string;
-  tenant_id: string | null;
-  subject_id: string;
-  kind: MemoryKind;
-  content: string;
-  summary: string;
-  confidence: number;
-  valid_from: Date;
-  valid_to: Date | null;
-  source_episode_ids: string[];
-  metadata: Record<string, unknown> | null;
-  status: MemoryStatus;
-  attribute_key: string | null;
-  superseded_by: string | null;
-  needs_embedding: boolean;
-  origin: MemoryOrigin;
-  created_at: Date;
-  updated_at: Date;
-  /** Absent only where a query does not read it (empty = no labels). */
-  sensitivity_labels?: string[];
-  embedding?: number[] | null;
 }
 
 /**

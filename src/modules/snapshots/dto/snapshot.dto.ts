@@ -1,19 +1,7 @@
+import type { SnapshotRow } from 'src/modules/snapshots/snapshot.entity';
 import { SNAPSHOT_SUBJECT_PREFIX } from 'src/common/auth/reserved-subjects';
 import { IsOptional, IsString, IsUUID, Matches, NotContains } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
-
-export interface SnapshotRow {
-  id: string;
-  tenant_id: string | null;
-  name: string;
-  version: number;
-  source_subject_id: string;
-  snapshot_subject_id: string;
-  metadata: Record<string, unknown>;
-  episode_count: number;
-  memory_count: number;
-  created_at: Date;
-}
 
 export class SnapshotDto {
   id: string;
