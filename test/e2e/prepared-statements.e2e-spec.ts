@@ -1,14 +1,26 @@
-import { DataSource } from 'typeorm';
-import { raw, sql } from 'src/common/db/sql';
-import { run, statementName } from 'src/common/db/tenant-scoped.repository';
+import { DataSource, EntityManager } from 'typeorm';
+import { sql } from 'src/common/db/sql';
+import { statementName, TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { createScratchDb, ScratchDb } from '../scratch-db';
+
+/** Statements go through a repository (the data-access layer's run() is not exported). */
+class AnswerRepository extends TenantScopedRepository {
+  protected readonly table = 'none';
+  answer(em: EntityManager, n: number) {
+    return this.scoped<{ answer: number }>(em, TenantScope.ALL, (t) => sql`SELECT ${n}::int + 1 AS answer WHERE ${t()}`, { prepared: true });
+  }
+  seven(em: EntityManager) {
+    return this.scoped<{ answer: number }>(em, TenantScope.ALL, (t) => sql`SELECT 7 AS answer WHERE ${t()}`, { prepared: true });
+  }
+}
+const ANSWER_SQL = 'SELECT $1::int + 1 AS answer WHERE TRUE';
 
 describe('queries run as prepared statements', () => {
   let scratch: ScratchDb;
   let ds: DataSource;
-  const query = sql`SELECT ${41}::int + 1 AS answer`;
-  const prepared = () => run<{ answer: number }>(ds.manager, query, TenantScope.ALL, { prepared: true });
+  const repo = new AnswerRepository();
+  const prepared = () => repo.answer(ds.manager, 41);
 
   beforeAll(async () => {
     scratch = await createScratchDb();
@@ -25,7 +37,7 @@ describe('queries run as prepared statements', () => {
   it('prepares once under a name derived from the SQL text and reuses it', async () => {
     expect(await prepared()).toEqual([{ answer: 42 }]);
     expect(await prepared()).toEqual([{ answer: 42 }]);
-    expect(await preparedNames()).toEqual([statementName('SELECT $1::int + 1 AS answer')]);
+    expect(await preparedNames()).toEqual([statementName(ANSWER_SQL)]);
   });
 
   it('recovers when the session lost the statement the driver remembers (PgBouncer moved it)', async () => {
@@ -35,7 +47,7 @@ describe('queries run as prepared statements', () => {
   });
 
   it('recovers when the session already has the name the driver has not prepared (PGlite reconnect)', async () => {
-    const name = statementName('SELECT $1::int + 1 AS answer');
+    const name = statementName(ANSWER_SQL);
     const connection = (await (ds.driver as unknown as { master: { connect(): Promise<{ connection: { parsedStatements: Record<string, string> }; release(): void }> } }).master.connect());
     delete connection.connection.parsedStatements[name];
     connection.release();
@@ -44,7 +56,7 @@ describe('queries run as prepared statements', () => {
 
   it('runs inside a transaction unprepared, so a failing Parse cannot abort the transaction', async () => {
     await ds.query('DEALLOCATE ALL');
-    const rows = await ds.transaction((em) => run<{ answer: number }>(em, raw('SELECT 7 AS answer'), TenantScope.ALL, { prepared: true }));
+    const rows = await ds.transaction((em) => repo.seven(em));
     expect(rows).toEqual([{ answer: 7 }]);
     expect(await preparedNames()).toEqual([]);
   });

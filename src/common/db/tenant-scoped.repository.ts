@@ -57,7 +57,8 @@ export interface RunOptions {
 }
 
 /**
- * Runs one statement of the data-access layer. Where PostgreSQL row-level security applies to the
+ * Runs one statement of the data-access layer (not exported: every statement goes through
+ * scoped() or stamped() of a repository). Where PostgreSQL row-level security applies to the
  * connected role (migration 0018; not for superusers or BYPASSRLS roles, so never on PGlite), the
  * statement runs in a transaction that first declares its scope: `app.tenant_id` for a tenant's
  * scope, `app.cross_tenant = 'on'` for TenantScope.ALL (single-tenant requests, operator
@@ -66,7 +67,7 @@ export interface RunOptions {
  * outside one, the statement gets its own short transaction (set_config(…, true) lasts as long
  * as the transaction, so nothing is left on a pooled or PgBouncer-shared session).
  */
-export async function run<T>(em: EntityManager, fragment: SqlFragment, scope: TenantScope, opts: RunOptions = {}): Promise<T[]> {
+async function run<T>(em: EntityManager, fragment: SqlFragment, scope: TenantScope, opts: RunOptions = {}): Promise<T[]> {
   const { text, values } = compile(fragment);
   const exec = async (): Promise<T[]> => {
     const runner = em.queryRunner ?? em.connection.createQueryRunner();
