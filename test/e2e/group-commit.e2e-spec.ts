@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { metrics } from 'src/common/metrics/metrics';
-import { createTestApp, TestApp } from '../app-factory';
+import { Client } from 'pg';
+import { createTestApp, isPglite, TestApp } from '../app-factory';
 
 /**
  * Group commit of single-episode ingestion (EpisodesService.create): concurrent requests share
@@ -12,6 +13,29 @@ async function groups(): Promise<{ count: number; sum: number }> {
   const { values } = await metrics.ingestGroupSize.get();
   const pick = (name: string) => values.find((v) => v.metricName === name)?.value ?? 0;
   return { count: pick('memory_ingest_group_size_count'), sum: pick('memory_ingest_group_size_sum') };
+}
+
+/**
+ * Sends the requests concurrently. On PostgreSQL, inserts into episodes are held (a SHARE lock
+ * from another session) until every request has been sent, so the first group's INSERT waits and
+ * the rest queue behind it: grouping then does not depend on how fast a loaded machine answers.
+ * PGlite has one connection (the app's), so there they are only sent together.
+ */
+async function concurrently(t: TestApp, bodies: object[]): Promise<request.Response[]> {
+  let hold: Client | null = null;
+  if (!isPglite()) {
+    hold = new Client({ connectionString: process.env.TEST_DB_URL });
+    await hold.connect();
+    await hold.query('BEGIN');
+    await hold.query('LOCK TABLE episodes IN SHARE MODE');
+  }
+  const pending = Promise.all(bodies.map((b) => request(t.http).post('/v1/episodes').send(b)));
+  if (hold) {
+    await new Promise((r) => setTimeout(r, 300));
+    await hold.query('COMMIT');
+    await hold.end();
+  }
+  return pending;
 }
 
 const episode = (subject: string, text: string, key?: string) => ({
@@ -36,7 +60,7 @@ describe('group commit of single-episode ingestion', () => {
   it('writes concurrent requests in groups, each answered with its own episode and one event row each', async () => {
     const before = await groups();
     const bodies = Array.from({ length: 24 }, (_, i) => episode(`gc-${i % 6}`, `message ${i}`, i === 5 || i === 17 ? 'same-key' : i % 4 === 0 ? `key-${i}` : undefined));
-    const responses = await Promise.all(bodies.map((b) => request(t.http).post('/v1/episodes').send(b)));
+    const responses = await concurrently(t, bodies);
     expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
     responses.forEach((r, i) => {
       expect(r.body.subject_id).toBe(bodies[i].subject_id);
@@ -68,7 +92,7 @@ describe('group commit of single-episode ingestion', () => {
 
     const before = await groups();
     const bodies = Array.from({ length: 16 }, (_, i) => (i === 7 ? episode('poison', 'in a group') : episode('healthy', `message ${i}`)));
-    const responses = await Promise.all(bodies.map((b) => request(t.http).post('/v1/episodes').send(b)));
+    const responses = await concurrently(t, bodies);
     const after = await groups();
     expect(after.count - before.count).toBeLessThan(16);
     expect(responses.map((r) => r.status)).toEqual(bodies.map((_, i) => (i === 7 ? alone.status : 201)));
