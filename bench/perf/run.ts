@@ -1,5 +1,7 @@
 /**
  * Performance benchmark: `npm run bench -- --scale small|medium|large [--engine pglite|postgres] [--base URL]`.
+ * `--only receipts [--pairs N] [--signed]` runs just the receipt-cost scenario (a ~1,000-memory
+ * subject, N interleaved pairs with and without `emit_receipt`; `--signed` configures a signing key).
  * Starts the built service (or uses --base), loads deterministic synthetic support data, and
  * reports p50/p95/p99 and throughput per scenario as a table and a JSON file under bench/results/.
  * It measures and reports; it never fails on a slow figure.
@@ -32,7 +34,13 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 
-  const { base, svc } = await serviceUnderTest(log);
+  const receiptsOnly = arg('only') === 'receipts';
+  const pairs = Number(arg('pairs', String(cfg.contextN)));
+  const signed = process.argv.includes('--signed');
+  const { base, svc } = await serviceUnderTest(
+    log,
+    signed ? { SERVICE_RECEIPT_SIGNING_KEYS: 'bench=a-benchmark-signing-secret-of-enough-length', SERVICE_RECEIPT_SIGNING_KEY_ID: 'bench' } : {},
+  );
   if (svc) {
     rows.push({ scenario: 'cold start to /healthz', value: Math.round(svc.coldStartMs), unit: 'ms' });
     rows.push({ scenario: 'server RSS after start', value: svc.rssMb() ?? 'n/a', unit: 'MB' });
@@ -51,48 +59,50 @@ async function main(): Promise<void> {
     await api.call('POST', '/v1/memories/compile', { subject_id: 'bench-warmup' });
     await api.call('POST', '/v1/context', { subject_id: 'bench-warmup', task: TASKS[0] });
 
-    for (const c of [1, 8]) {
-      const eps = episodesFor(`bench-ingest-c${c}`, cfg.ingest, 2 + c);
-      record(`ingest single episode, concurrency ${c}`, await load(cfg.ingest, c, (i) => api.call('POST', '/v1/episodes', eps[i])));
-    }
-    const batchEps = episodesFor('bench-batch', cfg.batches * 100, 3);
-    record('ingest batch of 100 (per episode throughput)', await load(cfg.batches, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batchEps.slice(i * 100, i * 100 + 100) })), 100);
-
-    for (const n of [50, 500]) {
-      const samples: number[] = [];
-      const reps = 3;
-      const t0 = performance.now();
-      for (let r = 0; r < reps; r++) {
-        const sid = `bench-compile-${n}-${r}`;
-        const eps = episodesFor(sid, n, 10 + r);
-        for (let i = 0; i < n; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
-        const s = performance.now();
-        await api.call('POST', '/v1/memories/compile', { subject_id: sid });
-        samples.push(performance.now() - s);
+    if (!receiptsOnly) {
+      for (const c of [1, 8]) {
+        const eps = episodesFor(`bench-ingest-c${c}`, cfg.ingest, 2 + c);
+        record(`ingest single episode, concurrency ${c}`, await load(cfg.ingest, c, (i) => api.call('POST', '/v1/episodes', eps[i])));
       }
-      record(`sync compile of ${n} new episodes`, { samples, wallMs: performance.now() - t0 });
-    }
+      const batchEps = episodesFor('bench-batch', cfg.batches * 100, 3);
+      record('ingest batch of 100 (per episode throughput)', await load(cfg.batches, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batchEps.slice(i * 100, i * 100 + 100) })), 100);
 
-    {
-      const samples: number[] = [];
-      const t0 = performance.now();
-      for (let j = 0; j < cfg.asyncJobs; j++) {
-        const sid = `bench-async-${j}`;
-        await api.call('POST', '/v1/episodes/batch', { episodes: episodesFor(sid, 50, 20 + j) });
-        const s = performance.now();
-        const job = await api.call<{ job_id: string }>('POST', '/v1/memories/compile', { subject_id: sid, async: true });
-        for (;;) {
-          const st = await api.call<{ status: string; error?: string }>('GET', `/v1/memories/compile/${job.job_id}`);
-          if (st.status === 'completed') break;
-          if (st.status === 'failed') throw new Error(`async job failed: ${st.error}`);
-          await new Promise((r) => setTimeout(r, 5));
+      for (const n of [50, 500]) {
+        const samples: number[] = [];
+        const reps = 3;
+        const t0 = performance.now();
+        for (let r = 0; r < reps; r++) {
+          const sid = `bench-compile-${n}-${r}`;
+          const eps = episodesFor(sid, n, 10 + r);
+          for (let i = 0; i < n; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
+          const s = performance.now();
+          await api.call('POST', '/v1/memories/compile', { subject_id: sid });
+          samples.push(performance.now() - s);
         }
-        samples.push(performance.now() - s);
+        record(`sync compile of ${n} new episodes`, { samples, wallMs: performance.now() - t0 });
       }
-      record('async compile (50 episodes), submit to completed', { samples, wallMs: performance.now() - t0 });
+
+      {
+        const samples: number[] = [];
+        const t0 = performance.now();
+        for (let j = 0; j < cfg.asyncJobs; j++) {
+          const sid = `bench-async-${j}`;
+          await api.call('POST', '/v1/episodes/batch', { episodes: episodesFor(sid, 50, 20 + j) });
+          const s = performance.now();
+          const job = await api.call<{ job_id: string }>('POST', '/v1/memories/compile', { subject_id: sid, async: true });
+          for (;;) {
+            const st = await api.call<{ status: string; error?: string }>('GET', `/v1/memories/compile/${job.job_id}`);
+            if (st.status === 'completed') break;
+            if (st.status === 'failed') throw new Error(`async job failed: ${st.error}`);
+            await new Promise((r) => setTimeout(r, 5));
+          }
+          samples.push(performance.now() - s);
+        }
+        record('async compile (50 episodes), submit to completed', { samples, wallMs: performance.now() - t0 });
+      }
     }
 
-    for (const size of cfg.sizes) {
+    for (const size of receiptsOnly ? [1000] : cfg.sizes) {
       const sid = `bench-ctx-${size}`;
       log(`building subject with ~${size} memories`);
       let memories = 0;
@@ -106,7 +116,7 @@ async function main(): Promise<void> {
         if (res.memories_created === 0) break;
       }
       rows.push({ scenario: `subject ${sid}: memories / episodes`, value: `${memories} / ${ingested}` });
-      for (const budget of [1000, 4000]) {
+      for (const budget of receiptsOnly ? [] : [1000, 4000]) {
         for (const c of [1, 8]) {
           record(
             `context ~${size} memories, budget ${budget}, concurrency ${c}`,
@@ -119,28 +129,35 @@ async function main(): Promise<void> {
         // without emit_receipt, interleaved one by one so the machine's drift hits both alike.
         const withReceipt: number[] = [];
         const without: number[] = [];
+        let lastReceipt: string | null = null;
         const t0 = performance.now();
-        for (let i = 0; i < cfg.contextN * 2; i++) {
+        for (let i = 0; i < pairs * 2; i++) {
           const receipt = i % 2 === 1;
           const body = { subject_id: sid, task: TASKS[(i >> 1) % TASKS.length], max_tokens: 4000, ...(receipt ? { emit_receipt: true } : {}) };
           const s = performance.now();
-          await api.call('POST', '/v1/context', body);
+          const res = await api.call<{ receipt_id: string | null }>('POST', '/v1/context', body);
           (receipt ? withReceipt : without).push(performance.now() - s);
+          if (res.receipt_id) lastReceipt = res.receipt_id;
         }
         const half = (performance.now() - t0) / 2;
         record(`context ~${size} memories, budget 4000, no receipt (interleaved)`, { samples: without, wallMs: half });
-        record(`context ~${size} memories, budget 4000, emit_receipt (interleaved)`, { samples: withReceipt, wallMs: half });
+        record(`context ~${size} memories, budget 4000, emit_receipt${signed ? ' (signed)' : ''} (interleaved)`, { samples: withReceipt, wallMs: half });
         const p95 = (xs: number[]) => summarise(xs, half).p95;
         const p50 = (xs: number[]) => summarise(xs, half).p50;
+        if (lastReceipt) {
+          const receipt = await api.call<{ selected_entries: unknown[] }>('GET', `/v1/receipts/${lastReceipt}`);
+          rows.push({ scenario: 'receipt body: entries / JSON bytes', value: `${receipt.selected_entries.length} / ${Buffer.byteLength(JSON.stringify(receipt))}` });
+        }
         rows.push({ scenario: 'receipt cost: p50 / p95 added', value: `${(p50(withReceipt) - p50(without)).toFixed(2)} / ${(p95(withReceipt) - p95(without)).toFixed(2)}`, unit: 'ms' });
       }
+      if (receiptsOnly) continue;
       const q = encodeURIComponent('export');
       record(`text search ~${size} memories`, await load(cfg.searchN, 1, () => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${q}&limit=20`)));
       record(`semantic search ~${size} memories`, await load(cfg.searchN, 1, (i) => api.call('GET', `/v1/memories/search?subject_id=${sid}&q=${encodeURIComponent(TASKS[i % TASKS.length])}&semantic=true&limit=20`)));
       record(`timeline ~${size} memories`, await load(Math.max(5, Math.floor(cfg.searchN / 10)), 1, () => api.call('GET', `/v1/timeline?subject_id=${sid}`)));
     }
 
-    {
+    if (!receiptsOnly) {
       const sid = 'bench-delete';
       // About 0.79 memories per synthetic episode: 1,300 episodes give a subject of ~1,000 memories.
       const eps = episodesFor(sid, 1300, 77);
@@ -161,7 +178,7 @@ async function main(): Promise<void> {
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const engine = svc?.engine ?? 'external';
-  const file = join(outDir, `perf-${scale}-${engine}.json`);
+  const file = join(outDir, `perf-${receiptsOnly ? 'receipts' : scale}-${engine}.json`);
   writeFileSync(file, JSON.stringify({ scale, engine, date: new Date().toISOString(), node: process.version, rows }, null, 2));
   log(`wrote ${file}`);
 }
