@@ -81,6 +81,7 @@ export interface AppConfig {
   receipts: 'off' | 'on_request' | 'always';
   receiptSigning: SigningKeys;
   receiptWebhooks: boolean;
+  receiptAsyncCommit: boolean;
   region: string | null;
 }
 
@@ -357,6 +358,7 @@ function buildConfig(values: Map<string, Parsed>, { dbUrl, workers, tenantHeader
     receipts: get<AppConfig['receipts']>('RECEIPTS'),
     receiptSigning: signing,
     receiptWebhooks: get<boolean>('RECEIPT_WEBHOOKS'),
+    receiptAsyncCommit: get<boolean>('RECEIPT_ASYNC_COMMIT'),
     region: region === '' ? null : region,
   });
 }

@@ -18,6 +18,7 @@ import { ApiKeys1700000000016 } from '../../migrations/0016_api_keys';
 import { HealthRefreshMarks1700000000017 } from '../../migrations/0017_health_refresh_marks';
 import { TenantRowSecurity1700000000018 } from '../../migrations/0018_tenant_row_security';
 import { ReceiptCopies1700000000019 } from '../../migrations/0019_receipt_copies';
+import { ReceiptBodyText1700000000020 } from '../../migrations/0020_receipt_body_text';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -44,9 +45,10 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   HealthRefreshMarks1700000000017,
   TenantRowSecurity1700000000018,
   ReceiptCopies1700000000019,
+  ReceiptBodyText1700000000020,
 ];
 
-export const EXPECTED_HEAD = '0019_receipt_copies';
+export const EXPECTED_HEAD = '0020_receipt_body_text';
 /**
  * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). Not
  * 0018: it only adds row-level security policies, which this version satisfies and can do without.

@@ -39,6 +39,9 @@ describe('receipts of context and handoff', () => {
       .expect(200);
     expect(res.body.receipt_emitted).toBe(true);
     expect(res.body.receipt_id).toMatch(ULID);
+    // RECEIPT_ASYNC_COMMIT (default on) relaxes synchronous_commit for the receipt's own
+    // transaction only: the pooled session (one connection in tests) keeps the server's setting.
+    expect((await t.ds.query('SHOW synchronous_commit'))[0].synchronous_commit).toBe('on');
     const receipt = (await request(t.http).get(`/v1/receipts/${res.body.receipt_id}`).expect(200)).body;
     expect(receipt).toMatchObject({
       receipt_id: res.body.receipt_id,
@@ -123,17 +126,18 @@ describe('receipts of context and handoff', () => {
     expect((await request(t.http).get(`/v1/receipts/${id}/verify`).expect(200)).body).toEqual({ valid: true, key_id: 'k1', algorithm: 'hmac-sha256-canonical-v1', reason: 'ok' });
     // A tampered copy (the task rewritten) stored beside it, as an attacker with SQL access could.
     const forged = '01ARZ3NDEKTSV4RRFFQ69G5FAA';
-    await t.ds.query(`INSERT INTO receipts (id, subject_id, mode, body) SELECT $2, subject_id, mode, jsonb_set(body, '{task}', '"something else"') FROM receipts WHERE id = $1`, [id, forged]);
+    await t.ds.query(`INSERT INTO receipts (id, subject_id, mode, body) SELECT $2, subject_id, mode, jsonb_set(body::jsonb, '{task}', '"something else"') FROM receipts WHERE id = $1`, [id, forged]);
     expect((await request(t.http).get(`/v1/receipts/${forged}/verify`).expect(200)).body).toEqual({ valid: false, key_id: 'k1', algorithm: 'hmac-sha256-canonical-v1', reason: 'signature_mismatch' });
     const odd = '01ARZ3NDEKTSV4RRFFQ69G5FAB';
-    await t.ds.query(`INSERT INTO receipts (id, subject_id, mode, body) SELECT $2, subject_id, mode, jsonb_set(body, '{receipt_signature_algorithm}', '"md5"') FROM receipts WHERE id = $1`, [id, odd]);
+    await t.ds.query(`INSERT INTO receipts (id, subject_id, mode, body) SELECT $2, subject_id, mode, jsonb_set(body::jsonb, '{receipt_signature_algorithm}', '"md5"') FROM receipts WHERE id = $1`, [id, odd]);
     expect((await request(t.http).get(`/v1/receipts/${odd}/verify`).expect(200)).body).toMatchObject({ valid: null, reason: 'unsupported_algorithm' });
   });
 });
 
 describe('receipt settings and key rotation', () => {
   it('RECEIPTS=always writes receipts unasked, off never; rotated-out keys give key_unavailable; unsigned receipts no_signature', async () => {
-    let t = await createTestApp({ SERVICE_RECEIPTS: 'always', ...KEYS });
+    // The waiting commit (RECEIPT_ASYNC_COMMIT=false) writes the same receipt.
+    let t = await createTestApp({ SERVICE_RECEIPTS: 'always', SERVICE_RECEIPT_ASYNC_COMMIT: 'false', ...KEYS });
     try {
       await seed(t, 'cy');
       const signed = (await request(t.http).post('/v1/context').send({ subject_id: 'cy', task: 'hello' }).expect(200)).body;

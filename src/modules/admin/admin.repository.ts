@@ -146,7 +146,7 @@ export class AdminRepository extends TenantScopedRepository {
   async receiptPage(em: EntityManager, scope: TenantScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: ReceiptItem[]; cursor: PageCursor | null }> {
     const rows = await this.scoped<{ id: string; tenant_id: string | null; body: string }>(em, scope, (t) => sql`
       WITH candidates AS (
-        SELECT c.id, c.tenant_id, octet_length(c.body::text) AS bytes
+        SELECT c.id, c.tenant_id, octet_length(c.body) AS bytes
         FROM receipts c
         WHERE ${t('c')} AND c.subject_id = ${subjectId}
           ${after ? sql`AND (c.id, coalesce(c.tenant_id, '')) > (${after.key}::varchar, ${after.createdAt}::varchar)` : raw('')}
@@ -155,7 +155,7 @@ export class AdminRepository extends TenantScopedRepository {
       ), budgeted AS (
         SELECT id, tenant_id, sum(bytes) OVER (ORDER BY id, coalesce(tenant_id, '') ROWS UNBOUNDED PRECEDING) - bytes AS before FROM candidates
       )
-      SELECT r.id, r.tenant_id, r.body::text AS body
+      SELECT r.id, r.tenant_id, r.body
       FROM budgeted b JOIN receipts r ON r.id = b.id AND r.tenant_id IS NOT DISTINCT FROM b.tenant_id AND r.subject_id = ${subjectId}
       WHERE ${t('r')} AND b.before < ${maxBytes}
       ORDER BY r.id, coalesce(r.tenant_id, '')`);
@@ -179,7 +179,7 @@ export class AdminRepository extends TenantScopedRepository {
         const clashes = await this.scoped<{ id: string }>(em, TenantScope.ofStored(tenantId), (t) => sql`
           SELECT DISTINCT r.id FROM receipts r
           JOIN jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text) ON r.id = i.id
-          WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar AND r.body <> i.body::jsonb
+          WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar AND r.body::jsonb <> i.body::jsonb
           ORDER BY r.id`);
         if (clashes.length > 0) {
           throw new AppError(
@@ -191,7 +191,7 @@ export class AdminRepository extends TenantScopedRepository {
         const inserted = await this.stamped<{ n: number }>(em, TenantScope.ofStored(tenantId), (tenant) => sql`
           WITH added AS (
             INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
-            SELECT i.id, ${tenant}, ${subjectId}, i.body::jsonb->>'mode', i.body::jsonb->>'parent_receipt_id', i.body::jsonb,
+            SELECT i.id, ${tenant}, ${subjectId}, i.body::jsonb->>'mode', i.body::jsonb->>'parent_receipt_id', i.body,
               (i.body::jsonb->>'created_at')::timestamptz
             FROM jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text)
             ON CONFLICT DO NOTHING

@@ -123,9 +123,10 @@ export class ContextService {
       subjectId: dto.subject_id,
       task: dto.task,
       request: { endpoint: 'context', max_tokens: maxTokens, session_id: sessionId, caller_id: gov.caller.caller_id, caller_type: gov.caller.caller_type, reason: null },
-      entries: packed.included.map((c, rank) =>
-        c.label === 'raw_episode' ? episodeEntry(episodesById.get(c.id)!, rank, c.score) : memoryEntry(memoriesById.get(c.id)!, rank, c.score),
-      ),
+      entries: () =>
+        packed.included.map((c, rank) =>
+          c.label === 'raw_episode' ? episodeEntry(episodesById.get(c.id)!, rank, c.score) : memoryEntry(memoriesById.get(c.id)!, rank, c.score),
+        ),
       text: packed.assembled_context,
       tokenEstimate: packed.token_estimate,
     });

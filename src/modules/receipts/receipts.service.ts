@@ -48,7 +48,8 @@ export interface AssemblyRecord {
   subjectId: string;
   task: string;
   request: ReceiptRequest;
-  entries: SelectedEntry[];
+  /** Built only when a receipt is written (provenance hashes cost a little per item). */
+  entries: () => SelectedEntry[];
   text: string;
   tokenEstimate: number;
 }
@@ -128,7 +129,7 @@ export class ReceiptsService {
       const body = this.buildBody(ctx, gov, record);
       if (!this.config.receiptWebhooks) {
         // One statement commits by itself: no BEGIN/COMMIT round trips on the context path.
-        await this.repo.insert(this.ds.manager, ctx.scope, body);
+        await this.repo.insert(this.ds.manager, ctx.scope, body, { asyncCommit: this.config.receiptAsyncCommit });
       } else {
         await this.ds.transaction(async (em) => {
           await this.repo.insert(em, ctx.scope, body);
@@ -164,7 +165,7 @@ export class ReceiptsService {
       task: record.task,
       as_of: gov.asOf.toISOString(),
       created_at: createdAt,
-      selected_entries: record.entries,
+      selected_entries: record.entries(),
       policy: {
         policy_bundle_hash: gov.policy.hash,
         filters_applied: gov.denials,

@@ -205,7 +205,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
       subjectId: dto.subject_id,
       task: `handoff: ${pack.reason}`,
       request: { endpoint: 'handoff', max_tokens: maxTokens, session_id: dto.session_id, caller_id: gov.caller.caller_id, caller_type: gov.caller.caller_type, reason: pack.reason },
-      entries: handoffEntries(pack, memories, episodes),
+      entries: () => handoffEntries(pack, memories, episodes),
       text: pack.handoff_notes,
       tokenEstimate: pack.token_estimate,
     });
