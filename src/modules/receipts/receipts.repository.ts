@@ -52,13 +52,13 @@ export class ReceiptsRepository extends TenantScopedRepository {
    * 0019), always with the same body, so any row of the id answers.
    */
   async find(em: EntityManager, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
-    const rows = await this.scoped<{ body: string }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
-    return rows.length === 0 ? null : (JSON.parse(rows[0].body) as ReceiptBody);
+    const rows = await this.scoped<{ body: string | ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
+    return rows.length === 0 ? null : parseBody(rows[0].body);
   }
 
   /** Newest first, each id once (copies held by other subjects share it); `more` tells whether rows beyond the page exist. */
   async list(em: EntityManager, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
-    const rows = await this.scoped<{ id: string; body: string; fits: boolean }>(em, scope, (t) => sql`
+    const rows = await this.scoped<{ id: string; body: string | ReceiptBody; fits: boolean }>(em, scope, (t) => sql`
       SELECT id, body, running - size < ${q.maxBytes} AS fits FROM (
         SELECT id, body, pg_column_size(body) AS size, sum(pg_column_size(body)) OVER (ORDER BY id DESC) AS running
         FROM (
@@ -74,7 +74,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
       ) sized
       ORDER BY id DESC`);
     const page = rows.slice(0, q.limit).filter((r) => r.fits);
-    return { bodies: page.map((r) => JSON.parse(r.body) as ReceiptBody), more: rows.length > page.length };
+    return { bodies: page.map((r) => parseBody(r.body)), more: rows.length > page.length };
   }
 
   async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
@@ -83,4 +83,12 @@ export class ReceiptsRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM gone`);
     return rows[0].n;
   }
+}
+
+/**
+ * A stored body: JSON text since migration 0020; a schema not yet migrated still answers jsonb,
+ * which the driver has already parsed (MINIMUM_COMPATIBLE is older than 0020).
+ */
+function parseBody(stored: string | ReceiptBody): ReceiptBody {
+  return typeof stored === 'string' ? (JSON.parse(stored) as ReceiptBody) : stored;
 }
