@@ -39,8 +39,8 @@ describe('receipts of context and handoff', () => {
       .expect(200);
     expect(res.body.receipt_emitted).toBe(true);
     expect(res.body.receipt_id).toMatch(ULID);
-    // RECEIPT_ASYNC_COMMIT (default on) relaxes synchronous_commit for the receipt's own
-    // transaction only: the pooled session (one connection in tests) keeps the server's setting.
+    // A receipt waits for its commit's flush by default; the pooled session (one connection in
+    // tests) keeps the server's setting either way (RECEIPT_ASYNC_COMMIT=true: see below).
     expect((await t.ds.query('SHOW synchronous_commit'))[0].synchronous_commit).toBe('on');
     const receipt = (await request(t.http).get(`/v1/receipts/${res.body.receipt_id}`).expect(200)).body;
     expect(receipt).toMatchObject({
@@ -136,8 +136,9 @@ describe('receipts of context and handoff', () => {
 
 describe('receipt settings and key rotation', () => {
   it('RECEIPTS=always writes receipts unasked, off never; rotated-out keys give key_unavailable; unsigned receipts no_signature', async () => {
-    // The waiting commit (RECEIPT_ASYNC_COMMIT=false) writes the same receipt.
-    let t = await createTestApp({ SERVICE_RECEIPTS: 'always', SERVICE_RECEIPT_ASYNC_COMMIT: 'false', ...KEYS });
+    // The commit that does not wait for its flush (RECEIPT_ASYNC_COMMIT=true) writes the same
+    // receipt, and relaxes synchronous_commit for that statement only.
+    let t = await createTestApp({ SERVICE_RECEIPTS: 'always', SERVICE_RECEIPT_ASYNC_COMMIT: 'true', ...KEYS });
     try {
       await seed(t, 'cy');
       const signed = (await request(t.http).post('/v1/context').send({ subject_id: 'cy', task: 'hello' }).expect(200)).body;
