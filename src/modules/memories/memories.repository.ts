@@ -12,28 +12,19 @@ import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 
-export interface NewMemory {
-  id: string;
-  subject_id: string;
-  kind: MemoryKind;
-  content: string;
-  summary: string;
-  confidence: number;
-  valid_from: Date;
-  valid_to: Date | null;
-  source_episode_ids: string[];
+/** A memory to insert: the row's own columns, plus what only an insert carries. */
+export type NewMemory = Pick<
+  MemoryRow,
+  'id' | 'subject_id' | 'kind' | 'content' | 'summary' | 'confidence' | 'valid_from' | 'valid_to' | 'source_episode_ids' | 'status' | 'attribute_key' | 'superseded_by' | 'needs_embedding'
+> & {
   metadata: Record<string, unknown>;
-  status: MemoryStatus;
-  attribute_key: string | null;
-  superseded_by: string | null;
   embedding: number[] | null;
-  needs_embedding: boolean;
   /** Default `compile`. */
   origin?: MemoryOrigin;
   idempotency_key?: string | null;
   /** Normalised (sensitivity-labels.ts); default none. */
   sensitivity_labels?: string[];
-}
+};
 
 export interface Supersession {
   id: string;
