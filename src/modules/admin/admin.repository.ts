@@ -108,7 +108,7 @@ export class AdminRepository extends TenantScopedRepository {
         e.payload::text AS payload, e.metadata::text AS metadata, e.provenance::text AS provenance,
         ${ts('e.created_at')} AS created_at, ${ts('e.last_compiled_at')} AS last_compiled_at, e.seq::text AS seq
       FROM budgeted b JOIN episodes e ON e.id = b.id
-      WHERE b.before < ${maxBytes}
+      WHERE ${t('e')} AND b.before < ${maxBytes}
       ORDER BY e.created_at, e.seq`);
     const items = rows.map(({ payload, metadata, provenance, seq: _seq, ...rest }) => ({
       ...rest,

@@ -102,7 +102,7 @@ export class EpisodesRepository extends TenantScopedRepository {
       )
       SELECT ${raw(COLUMNS_X)}, ${CURSOR_AT} AS cursor_at, x.seq::text AS cursor_seq, (SELECT count(*)::int FROM candidates) AS candidates
       FROM budgeted b JOIN episodes x ON x.id = b.id
-      WHERE b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
+      WHERE ${t('x')} AND b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
       ORDER BY x.created_at, x.seq`);
     const lastRow = rows.at(-1);
     const more = rows.length > 0 && rows[0].candidates > rows.length;

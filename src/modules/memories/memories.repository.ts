@@ -239,7 +239,7 @@ export class MemoriesRepository extends TenantScopedRepository {
       SELECT ${columns('x')}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
         (SELECT count(*)::int FROM candidates) AS candidates
       FROM budgeted b JOIN memories x ON x.id = b.id
-      WHERE b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
+      WHERE ${t('x')} AND b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
       ORDER BY x.created_at, x.id`);
     const lastRow = rows.at(-1);
     const more = rows.length > 0 && rows[0].candidates > rows.length;

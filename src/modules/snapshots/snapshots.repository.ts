@@ -70,6 +70,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
         INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
         SELECT m.new_id, e.tenant_id, ${target}, e.session_id, e.source, e.type, e.payload, e.metadata, e.provenance, e.content_text, e.created_at, e.last_compiled_at
         FROM episodes e JOIN emap m ON m.old_id = e.id
+        WHERE ${t('e')}
         ORDER BY e.created_at, e.seq
         RETURNING 1
       ), copied_memories AS (
@@ -81,6 +82,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
           x.metadata, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin, x.created_at, x.updated_at,
           x.sensitivity_labels
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
+        WHERE ${t('x')}
         RETURNING 1
       ), copied_receipts AS (
         ${copyReceipts(t, source, target)}
@@ -122,6 +124,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
           coalesce(e.provenance, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${snapshotId}::text, 'original_episode_id', e.id),
           e.content_text, e.created_at + s.by, e.last_compiled_at + s.by
         FROM episodes e JOIN emap m ON m.old_id = e.id CROSS JOIN shift s
+        WHERE ${t('e')}
         ORDER BY e.created_at, e.seq
         RETURNING 1
       ), restored_memories AS (
@@ -134,6 +137,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
           x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin,
           x.created_at + s.by, x.updated_at + s.by, x.sensitivity_labels
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by CROSS JOIN shift s
+        WHERE ${t('x')}
         ORDER BY x.created_at, x.id
         RETURNING 1
       ), restored_receipts AS (

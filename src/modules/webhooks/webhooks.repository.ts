@@ -162,7 +162,7 @@ export class WebhooksRepository extends TenantScopedRepository {
   async requeueDead(em: EntityManager, scope: TenantScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
     const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
       UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = now(), locked_until = NULL
-      WHERE id IN (
+      WHERE ${t()} AND id IN (
         SELECT id FROM webhook_events
         WHERE ${t()} AND status = 'dead_letter' ${ids === null ? raw('') : sql`AND id = ANY(${ids}::uuid[])`}
         ORDER BY created_at
