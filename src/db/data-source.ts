@@ -92,6 +92,9 @@ export function baseOptions(connection: Connection, poolSize: number, keepIdle =
     entities: ENTITIES,
     synchronize: false,
     migrationsRun: false,
+    // The migrations own the schema, extensions included: connecting never runs CREATE EXTENSION
+    // (the entities' uuid keys and vector column would otherwise make TypeORM try on every connect).
+    installExtensions: false,
     uuidExtension: 'pgcrypto',
     poolSize,
     // pg keeps idle connections for reuse; a bounded connect timeout makes a down database

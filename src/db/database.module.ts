@@ -8,7 +8,7 @@ import type { Database } from './data-source';
 import { readStatus, upgrade } from './migration-runner';
 import { ReadRouter } from './read-replicas';
 import { schemaReport } from './schema-guard';
-import { detectVectorMode, VectorMode } from './vector-support';
+import { alignVectorColumn, detectVectorMode, VectorMode } from './vector-support';
 
 export { DATABASE, VECTOR_MODE };
 
@@ -46,6 +46,7 @@ async function startDatabase(config: AppConfig): Promise<Database> {
       inject: [DATABASE],
       useFactory: async (db: Database): Promise<VectorMode> => {
         const mode = await detectVectorMode(db.dataSource);
+        alignVectorColumn(db.dataSource, mode);
         new Logger('database').log(`engine=${db.engine} vector=${mode} at ${db.location}`);
         return mode;
       },

@@ -19,6 +19,7 @@ import { HealthRefreshMarks1700000000017 } from '../../migrations/0017_health_re
 import { TenantRowSecurity1700000000018 } from '../../migrations/0018_tenant_row_security';
 import { ReceiptCopies1700000000019 } from '../../migrations/0019_receipt_copies';
 import { ReceiptBodyText1700000000020 } from '../../migrations/0020_receipt_body_text';
+import { TypeormSchema1700000000021 } from '../../migrations/0021_typeorm_schema';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -46,9 +47,10 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   TenantRowSecurity1700000000018,
   ReceiptCopies1700000000019,
   ReceiptBodyText1700000000020,
+  TypeormSchema1700000000021,
 ];
 
-export const EXPECTED_HEAD = '0020_receipt_body_text';
+export const EXPECTED_HEAD = '0021_typeorm_schema';
 /**
  * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). Not
  * 0018: it only adds row-level security policies, which this version satisfies and can do without.

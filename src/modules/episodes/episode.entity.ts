@@ -1,22 +1,37 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
-/** Immutable interaction record. `content_text` is derived from the payload at ingestion. */
+/**
+ * Immutable interaction record, as migrations 0001, 0008 and 0010 made it. `content_text` is the
+ * payload's text flattened at ingestion; `content_tsv` is derived from it by the database.
+ */
 @Entity('episodes')
+@Index('ix_episodes_subject_created', ['subject_id', 'created_at'])
+@Index('ix_episodes_tenant_subject_created', ['tenant_id', 'subject_id', 'created_at'])
+@Index('ix_episodes_tenant_subject_session', ['tenant_id', 'subject_id', 'session_id'], { where: 'session_id IS NOT NULL' })
+@Index('ix_episodes_uncompiled', ['subject_id', 'seq'], { where: 'last_compiled_at IS NULL' })
+@Index('ix_episodes_subject_session_order', ['subject_id', 'session_id', 'created_at', 'seq'], { where: 'session_id IS NOT NULL' })
+@Index('ix_episodes_content_tsv', ['content_tsv'], { type: 'gin' })
+// Really on ((coalesce(tenant_id, '')), idempotency_key): see EXPRESSION_INDEX.
+@Index('ux_episodes_idempotency', ['tenant_id', 'idempotency_key'], { ...EXPRESSION_INDEX, where: 'idempotency_key IS NOT NULL' })
 export class EpisodeEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') subject_id: string;
-  @Column({ type: 'varchar', nullable: true }) session_id: string | null;
-  @Column('varchar') source: string;
-  @Column('varchar') type: string;
-  @Column('jsonb') payload: unknown;
-  @Column('jsonb') metadata: Record<string, unknown>;
-  @Column('jsonb') provenance: Record<string, unknown>;
-  @Column({ type: 'varchar', nullable: true }) idempotency_key: string | null;
-  @Column('text') content_text: string;
-  @Column({ type: 'bigint', insert: false, update: false }) seq: string;
-  @Column('timestamptz') created_at: Date;
-  @Column({ type: 'timestamptz', nullable: true }) last_compiled_at: Date | null;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column(ID) subject_id: string;
+  @Column(NULLABLE_ID) session_id: string | null;
+  @Column({ type: 'varchar', length: 256 }) source: string;
+  @Column({ type: 'varchar', length: 128 }) type: string;
+  @Column('jsonb') payload: Record<string, unknown>;
+  @Column(JSON_OBJECT) metadata: Record<string, unknown>;
+  @Column(JSON_OBJECT) provenance: Record<string, unknown>;
+  @Column(NULLABLE_ID) idempotency_key: string | null;
+  @Column({ type: 'text', default: '' }) content_text: string;
+  /** Orders episodes created in the same instant (a batch) in request order; pg returns bigint as text. */
+  @Column({ type: 'bigint', generated: 'identity', generatedIdentity: 'BY DEFAULT', insert: false, update: false }) seq: string;
+  @Column({ type: 'tsvector', nullable: true, generatedType: 'STORED', asExpression: "to_tsvector('english', content_text)", insert: false, update: false, select: false })
+  content_tsv: string | null;
+  @Column(NOW) created_at: Date;
+  @Column(NULLABLE_TIME) last_compiled_at: Date | null;
 }
 
 export interface EpisodeRow {

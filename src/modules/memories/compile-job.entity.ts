@@ -1,24 +1,27 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { ID, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 /** The statuses of a compile job, in lifecycle order: the one list (DTOs, admin filter, metrics). */
 export const COMPILE_JOB_STATUSES = ['pending', 'running', 'completed', 'failed'] as const;
 export type CompileJobStatus = (typeof COMPILE_JOB_STATUSES)[number];
 
-/** An asynchronous compile request; claimed by workers with FOR UPDATE SKIP LOCKED. */
+/** An asynchronous compile request (migrations 0002, 0008, 0011); claimed by workers with FOR UPDATE SKIP LOCKED. */
 @Entity('compile_jobs')
+@Index('ix_compile_jobs_status_created', ['status', 'created_at'])
+@Index('ix_compile_jobs_tenant_subject', ['tenant_id', 'subject_id'])
 export class CompileJobEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') subject_id: string;
-  @Column('varchar') status: CompileJobStatus;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column(ID) subject_id: string;
+  @Column({ type: 'varchar', length: 16, default: 'pending' }) status: CompileJobStatus;
   @Column({ type: 'integer', nullable: true }) memories_created: number | null;
-  @Column('uuid', { array: true, nullable: true }) memory_ids: string[] | null;
+  @Column({ type: 'uuid', array: true, nullable: true }) memory_ids: string[] | null;
   @Column({ type: 'text', nullable: true }) error: string | null;
-  @Column('integer') attempts: number;
-  @Column('timestamptz') created_at: Date;
-  @Column({ type: 'timestamptz', nullable: true }) started_at: Date | null;
-  @Column({ type: 'timestamptz', nullable: true }) completed_at: Date | null;
-  @Column('timestamptz') updated_at: Date;
+  @Column({ type: 'integer', default: 0 }) attempts: number;
+  @Column(NOW) created_at: Date;
+  @Column(NULLABLE_TIME) started_at: Date | null;
+  @Column(NULLABLE_TIME) completed_at: Date | null;
+  @Column(NOW) updated_at: Date;
 }
 
 /** A compile_jobs row as the repository reads it: every column of the entity. */

@@ -1,29 +1,49 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
+import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
-/** A compiled memory; `embedding` (real[]) is the source of truth, `embedding_vec` mirrors it under pgvector. */
+/**
+ * A compiled memory, as migrations 0001 to 0014 made it. `embedding` (real[]) is the source of
+ * truth; `embedding_vec` mirrors it where pgvector could be installed (migration 0004 adds it only
+ * there: `alignVectorColumn` in src/db/vector-support.ts makes the metadata say the same).
+ */
 @Entity('memories')
+@Index('ix_memories_subject_status_kind', ['subject_id', 'status', 'kind'])
+@Index('ix_memories_tenant_subject_status_kind', ['tenant_id', 'subject_id', 'status', 'kind'])
+@Index('ix_memories_active_attribute', ['subject_id', 'kind', 'attribute_key'], { where: "status = 'active'" })
+@Index('ix_memories_content_tsv', ['content_tsv'], { type: 'gin' })
+@Index('ix_memories_needs_embedding', ['created_at'], { where: 'needs_embedding' })
+@Index('ix_memories_subject_created', ['subject_id', 'created_at'])
+// Really on ((coalesce(tenant_id, '')), idempotency_key): see EXPRESSION_INDEX.
+@Index('ux_memories_idempotency', ['tenant_id', 'idempotency_key'], { ...EXPRESSION_INDEX, where: 'idempotency_key IS NOT NULL' })
 export class MemoryEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') subject_id: string;
-  @Column('varchar') kind: MemoryKind;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column(ID) subject_id: string;
+  @Column({ type: 'varchar', length: 32 }) kind: MemoryKind;
   @Column('text') content: string;
-  @Column('text') summary: string;
-  @Column('double precision') confidence: number;
-  @Column('timestamptz') valid_from: Date;
-  @Column({ type: 'timestamptz', nullable: true }) valid_to: Date | null;
-  @Column('uuid', { array: true }) source_episode_ids: string[];
-  @Column('jsonb') metadata: Record<string, unknown>;
-  @Column('varchar') status: MemoryStatus;
-  @Column({ type: 'varchar', nullable: true }) attribute_key: string | null;
+  @Column({ type: 'text', default: '' }) summary: string;
+  @Column({ type: 'double precision', default: () => '1.0' }) confidence: number;
+  @Column(NOW) valid_from: Date;
+  @Column(NULLABLE_TIME) valid_to: Date | null;
+  @Column({ type: 'uuid', array: true, default: () => "'{}'" }) source_episode_ids: string[];
+  @Column(JSON_OBJECT) metadata: Record<string, unknown>;
+  @Column({ type: 'varchar', length: 16, default: 'active' }) status: MemoryStatus;
+  @Column(NULLABLE_ID) attribute_key: string | null;
   @Column({ type: 'uuid', nullable: true }) superseded_by: string | null;
-  @Column('real', { array: true, nullable: true }) embedding: number[] | null;
-  @Column('boolean') needs_embedding: boolean;
-  @Column('varchar') origin: MemoryOrigin;
-  @Column({ type: 'varchar', nullable: true }) idempotency_key: string | null;
-  @Column('timestamptz') created_at: Date;
-  @Column('timestamptz') updated_at: Date;
+  @Column({ type: 'real', array: true, nullable: true }) embedding: number[] | null;
+  /** pgvector's text form (`[1,2,3]`) when read; only under pgvector. */
+  @Column({ type: 'vector', nullable: true, generatedType: 'STORED', asExpression: 'embedding::vector', insert: false, update: false, select: false })
+  embedding_vec: string | null;
+  @Column({ type: 'tsvector', nullable: true, generatedType: 'STORED', asExpression: "to_tsvector('english', content)", insert: false, update: false, select: false })
+  content_tsv: string | null;
+  @Column({ type: 'boolean', default: false }) needs_embedding: boolean;
+  @Column({ type: 'varchar', length: 16, default: 'compile' }) origin: MemoryOrigin;
+  @Column(NULLABLE_ID) idempotency_key: string | null;
+  /** Empty = no labels. */
+  @Column({ type: 'varchar', length: 64, array: true, default: () => "'{}'" }) sensitivity_labels: string[];
+  @Column(NOW) created_at: Date;
+  @Column(NOW) updated_at: Date;
 }
 
 /** A memories row as the repository reads it (the embedding only when asked for). */

@@ -1,18 +1,20 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, PrimaryGeneratedColumn, Unique } from 'typeorm';
+import { ID, JSON_OBJECT, NOW, NULLABLE_ID } from 'src/db/column-types';
 
-/** Metadata of an append-only snapshot; its rows live under `snapshot_subject_id`. */
+/** Metadata of an append-only snapshot (migrations 0007, 0008); its rows live under `snapshot_subject_id`. */
 @Entity('snapshots')
+@Unique('ux_snapshots_name_version', ['name', 'version'])
 export class SnapshotEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') name: string;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column({ type: 'varchar', length: 200 }) name: string;
   @Column('integer') version: number;
-  @Column('varchar') source_subject_id: string;
-  @Column('varchar') snapshot_subject_id: string;
-  @Column('jsonb') metadata: Record<string, unknown>;
-  @Column('integer') episode_count: number;
-  @Column('integer') memory_count: number;
-  @Column('timestamptz') created_at: Date;
+  @Column(ID) source_subject_id: string;
+  @Column({ type: 'varchar', length: 300 }) snapshot_subject_id: string;
+  @Column(JSON_OBJECT) metadata: Record<string, unknown>;
+  @Column({ type: 'integer', default: 0 }) episode_count: number;
+  @Column({ type: 'integer', default: 0 }) memory_count: number;
+  @Column(NOW) created_at: Date;
 }
 
 /** A snapshots row as the repository reads it: every column of the entity. */

@@ -1,13 +1,16 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { EXPRESSION_INDEX, ID, NOW, NULLABLE_ID } from 'src/db/column-types';
 
-/** Last computed health of a subject, compared on each computation to emit transition events once. */
+/** Last computed health of a subject (migration 0012), compared on each computation to emit transition events once. */
 @Entity('health_cache')
+// Really on ((coalesce(tenant_id, '')), subject_id): see EXPRESSION_INDEX.
+@Index('ux_health_cache_tenant_subject', ['tenant_id', 'subject_id'], EXPRESSION_INDEX)
 export class HealthCacheEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') subject_id: string;
-  @Column('varchar') state: string;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column(ID) subject_id: string;
+  @Column({ type: 'varchar', length: 16 }) state: string;
   @Column('integer') score: number;
-  @Column('jsonb') factors: unknown[];
-  @Column('timestamptz') updated_at: Date;
+  @Column({ type: 'jsonb', default: () => "'[]'" }) factors: unknown[];
+  @Column(NOW) updated_at: Date;
 }

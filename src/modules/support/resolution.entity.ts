@@ -1,18 +1,21 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 export type ResolutionStatus = 'open' | 'resolved' | 'unresolved';
 
-/** One record per (tenant, subject, session); the id is kept across upserts. */
+/** One record per (tenant, subject, session) (migrations 0006, 0008); the id is kept across upserts. */
 @Entity('resolutions')
+// Really on ((coalesce(tenant_id, '')), subject_id, session_id): see EXPRESSION_INDEX.
+@Index('ux_resolutions_tenant_subject_session', ['tenant_id', 'subject_id', 'session_id'], EXPRESSION_INDEX)
 export class ResolutionEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') subject_id: string;
-  @Column('varchar') session_id: string;
-  @Column('varchar') status: ResolutionStatus;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column(ID) subject_id: string;
+  @Column(ID) session_id: string;
+  @Column({ type: 'varchar', length: 16, default: 'open' }) status: ResolutionStatus;
   @Column({ type: 'text', nullable: true }) resolution_summary: string | null;
-  @Column({ type: 'timestamptz', nullable: true }) resolved_at: Date | null;
-  @Column('jsonb') metadata: Record<string, unknown>;
-  @Column('timestamptz') created_at: Date;
-  @Column('timestamptz') updated_at: Date;
+  @Column(NULLABLE_TIME) resolved_at: Date | null;
+  @Column(JSON_OBJECT) metadata: Record<string, unknown>;
+  @Column(NOW) created_at: Date;
+  @Column(NOW) updated_at: Date;
 }

@@ -1,20 +1,22 @@
-import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 export type WebhookEventStatus = 'pending' | 'delivered' | 'dead_letter';
 
-/** Outbox row: written in the transaction of the change it reports, delivered by a worker. */
+/** Outbox row (migrations 0005, 0008): written in the transaction of the change it reports, delivered by a worker. */
 @Entity('webhook_events')
+@Index('ix_webhook_events_due', ['status', 'next_attempt_at'])
 export class WebhookEventEntity {
-  @PrimaryColumn('uuid') id: string;
-  @Column({ type: 'varchar', nullable: true }) tenant_id: string | null;
-  @Column('varchar') event: string;
+  @PrimaryGeneratedColumn('uuid') id: string;
+  @Column(NULLABLE_ID) tenant_id: string | null;
+  @Column({ type: 'varchar', length: 64 }) event: string;
   @Column('jsonb') payload: { event: string; timestamp: string; data: Record<string, unknown> };
-  @Column('varchar') status: WebhookEventStatus;
-  @Column('integer') attempts: number;
-  @Column('timestamptz') next_attempt_at: Date;
-  @Column({ type: 'timestamptz', nullable: true }) locked_until: Date | null;
+  @Column({ type: 'varchar', length: 16, default: 'pending' }) status: WebhookEventStatus;
+  @Column({ type: 'integer', default: 0 }) attempts: number;
+  @Column(NOW) next_attempt_at: Date;
+  @Column(NULLABLE_TIME) locked_until: Date | null;
   @Column({ type: 'text', nullable: true }) last_error: string | null;
   @Column({ type: 'integer', nullable: true }) last_status_code: number | null;
-  @Column('timestamptz') created_at: Date;
-  @Column({ type: 'timestamptz', nullable: true }) delivered_at: Date | null;
+  @Column(NOW) created_at: Date;
+  @Column(NULLABLE_TIME) delivered_at: Date | null;
 }

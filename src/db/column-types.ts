@@ -1,0 +1,29 @@
+import type { ColumnOptions } from 'typeorm';
+
+/**
+ * Column shapes the migrations repeat, spelled once for the entities, so an entity reads like the
+ * migration's DDL and TypeORM's schema builder sees what the migrations made
+ * (test/e2e/typeorm-schema.e2e-spec.ts).
+ */
+
+/** `varchar(256)`, the bound of every subject, session, tenant and key id. */
+export const ID = { type: 'varchar', length: 256 } as const satisfies ColumnOptions;
+
+/** `varchar(256)` that may be NULL: `tenant_id` (NULL = the legacy, shared rows of contract rule 4) and optional ids. */
+export const NULLABLE_ID = { type: 'varchar', length: 256, nullable: true } as const satisfies ColumnOptions;
+
+/** `timestamptz NOT NULL DEFAULT now()`. */
+export const NOW = { type: 'timestamptz', default: () => 'now()' } as const satisfies ColumnOptions;
+
+/** `timestamptz` that may be NULL. */
+export const NULLABLE_TIME = { type: 'timestamptz', nullable: true } as const satisfies ColumnOptions;
+
+/** `jsonb NOT NULL DEFAULT '{}'::jsonb`. */
+export const JSON_OBJECT = { type: 'jsonb', default: () => "'{}'" } as const satisfies ColumnOptions;
+
+/**
+ * The unique indexes that treat a NULL tenant as one tenant are on `(coalesce(tenant_id, ''))`,
+ * an expression TypeORM cannot model: entities name them with this option so the schema builder
+ * leaves them as the migrations made them (and does not propose dropping them).
+ */
+export const EXPRESSION_INDEX = { unique: true, synchronize: false } as const;
