@@ -7,7 +7,8 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json nest-cli.json ormconfig.ts ./
 COPY src ./src
 COPY migrations ./migrations
-RUN npx nest build
+COPY console ./console
+RUN npx nest build && npx vite build console
 
 # Runtime stage: production dependencies only, non-root user.
 FROM node:22-bookworm-slim AS runtime
@@ -16,6 +17,7 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
+COPY --from=build /app/console/dist ./console/dist
 COPY vendor ./vendor
 COPY bin ./bin
 # `memory-service migrate upgrade head`, `memory-service preflight`, … in the running image.

@@ -34,7 +34,7 @@ const roomBoundaries = ROOMS.map((room) => ({
 }));
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', 'data/**', 'console/dist/**', 'console/test-dist/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -80,6 +80,14 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The web console runs in the browser (console/src) and its tests in Node (console/test).
+    files: ['console/**/*.{ts,tsx,mjs}'],
+    languageOptions: {
+      globals: { window: 'readonly', document: 'readonly', location: 'readonly', sessionStorage: 'readonly', localStorage: 'readonly', fetch: 'readonly', matchMedia: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', URLSearchParams: 'readonly', Storage: 'readonly', Response: 'readonly', HTMLDivElement: 'readonly', Event: 'readonly', preact: 'readonly' },
+    },
+    rules: { 'no-restricted-imports': 'off' },
   },
   {
     // Jest's global setup has no path mapping: relative imports of src/ are allowed there.

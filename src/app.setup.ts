@@ -13,6 +13,7 @@ import { accessLogger } from 'src/common/logging/logging';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { AppConfig } from 'src/config/app-config';
 import { finishOpenApi } from 'src/common/http/openapi-document';
+import { mountConsole } from 'src/common/http/console-assets';
 import { CONTRACT_VERSION, SERVICE_VERSION } from 'src/common/version';
 
 /** `tenantHeader`: the configured header name; the checked-in document uses the default. */
@@ -32,6 +33,9 @@ export function buildOpenApi(app: INestApplication, tenantHeader = 'X-Tenant-ID'
 const REDOC_BUNDLE = resolve(projectRoot(), 'vendor', 'redoc', 'redoc.standalone.js');
 const REDOC_HTML = `<!doctype html><html><head><title>Memory Service API</title><meta charset="utf-8"/></head>
 <body><redoc spec-url="/openapi.json"></redoc><script src="/redoc/redoc.standalone.js"></script></body></html>`;
+
+/** Vite's output (`npm run build`); outside dist/ because `nest build` empties dist/. */
+const CONSOLE_DIR = resolve(projectRoot(), 'console', 'dist');
 
 /**
  * Everything both `main.ts` and the tests apply to an app: middleware order, CORS, docs.
@@ -61,6 +65,9 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   });
   // Before the gate, so its refusals (401, 403, 429) are access-logged like every other answer.
   app.use(accessLogger(config, app.get(LOG_STREAM)));
+  // The console's pages hold no data (the browser calls the API with the user's key): public,
+  // like the docs, so before the gate. Off: /console reaches the gate like any unknown route.
+  if (config.consoleEnabled) mountConsole(app, CONSOLE_DIR);
   // After the docs (public), before every route Nest registers at init: see AuthGate.
   app.use(app.get(AuthGate).handler());
   app.enableShutdownHooks();

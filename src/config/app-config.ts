@@ -62,6 +62,7 @@ export interface AppConfig {
   requireTenant: boolean;
   tenantHeader: string;
   enableSnapshots: boolean;
+  consoleEnabled: boolean;
   strictSchema: boolean;
   maxBodyBytes: number;
   maxImportBytes: number;
@@ -340,6 +341,7 @@ function buildConfig(values: Map<string, Parsed>, { dbUrl, workers, tenantHeader
     requireTenant: get<boolean>('REQUIRE_TENANT'),
     tenantHeader,
     enableSnapshots: get<boolean>('ENABLE_SNAPSHOTS'),
+    consoleEnabled: get<boolean>('CONSOLE_ENABLED'),
     strictSchema: get<boolean>('STRICT_SCHEMA'),
     maxBodyBytes: get<number>('MAX_BODY_BYTES'),
     maxImportBytes: get<number>('MAX_IMPORT_BYTES'),

@@ -82,6 +82,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'REQUIRE_TENANT', kind: 'bool', default: 'false', description: 'Require the tenant header; turns on tenant isolation.' },
   { name: 'TENANT_HEADER', kind: 'string', default: 'X-Tenant-ID', description: 'Name of the tenant header.' },
   { name: 'ENABLE_SNAPSHOTS', kind: 'bool', default: 'false', description: 'Enables snapshot and cleanup admin endpoints and the hourly cleanup.' },
+  { name: 'CONSOLE_ENABLED', kind: 'bool', default: 'true', description: 'Serve the web console (static pages built into console/dist) at /console (docs/console.md). The pages hold no data: the browser calls the API with the key the user signs in with. false: /console is refused like any unknown route.' },
   { name: 'STRICT_SCHEMA', kind: 'bool', default: 'false', description: 'Refuse to start on schema mismatch (set to 1).' },
   { name: 'MAX_BODY_BYTES', kind: 'int', default: '2097152', min: 1024, max: 1073741824, description: 'Largest accepted request body in bytes (413 above it).' },
   { name: 'MAX_IMPORT_BYTES', kind: 'int', default: '8388608', min: 1024, max: 4294967296, description: 'Largest accepted /admin/import body in bytes (at most 500,000 JSON values). The default fits start:prod\'s 192 MB heap; raise the heap with it (docs/operations.md "Memory").' },

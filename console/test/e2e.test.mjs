@@ -1,0 +1,175 @@
+/**
+ * The console in a real browser: the built service (`npm run build`) on the embedded engine, a
+ * fresh data directory, an API key and a receipt signing key; Debian's Chromium driven by
+ * playwright-core. Screenshots of the main pages go to docs/console/ (linked from docs/console.md).
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const SHOTS = join(ROOT, 'docs', 'console');
+const KEY = 'console-e2e-key-0123456789';
+const SUBJECT = 'juno-marsh';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'];
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitHealthy(base, child, ms = 90_000) {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error('service did not become healthy');
+}
+
+describe('console in Chromium (embedded engine)', () => {
+  let service;
+  let browser;
+  let page;
+  let base;
+  let dataDir;
+  let log = '';
+  const api = async (method, path, body) => {
+    const res = await fetch(`${base}${path}`, { method, headers: { 'X-API-Key': KEY, 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const json = await res.json();
+    assert.ok(res.ok, `${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+    return json;
+  };
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    dataDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+    const env = { ...process.env, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, SERVICE_API_KEY: KEY, SERVICE_RECEIPT_SIGNING_KEYS: 'console-e2e=0123456789abcdef0123', SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '1' };
+    delete env.SERVICE_DATABASE_URL;
+    service = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    service.stdout.on('data', (c) => (log += c));
+    service.stderr.on('data', (c) => (log += c));
+    await waitHealthy(base, service);
+    await api('POST', '/v1/episodes/batch', {
+      episodes: [
+        { subject_id: SUBJECT, source: 'chat', type: 'conversation', session_id: 'ticket-1', payload: { messages: [{ role: 'user', content: 'My name is Juno Marsh and I prefer email.' }] } },
+        { subject_id: SUBJECT, source: 'chat', type: 'conversation', session_id: 'ticket-2', payload: { messages: [{ role: 'user', content: 'I am on the Team plan and the renewal is due in May.' }] } },
+      ],
+    });
+    await api('POST', '/v1/memories/compile', { subject_id: SUBJECT });
+    await api('POST', '/v1/memories', { subject_id: SUBJECT, kind: 'profile_fact', content: 'My phone number is 555-0100.' });
+    await api('POST', '/v1/episodes', { subject_id: 'other-subject', source: 'chat', type: 'note', payload: { text: 'A second subject.' } });
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (service && service.exitCode === null) {
+      const exited = new Promise((r) => service.once('exit', r));
+      service.kill('SIGTERM');
+      await exited;
+    }
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('serves the console without a key and refuses the API without one', async () => {
+    const pageRes = await fetch(`${base}/console/`);
+    assert.equal(pageRes.status, 200);
+    assert.match(pageRes.headers.get('content-security-policy') ?? '', /script-src 'self'/);
+    assert.equal((await fetch(`${base}/v1/subjects`)).status, 401);
+  });
+
+  it('shows the error envelope with its request id for a wrong key', async () => {
+    await page.goto(`${base}/console/`);
+    await page.getByLabel('API key').fill('not-the-key');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    assert.match(await alert.innerText(), /invalid_api_key/);
+    assert.match(await page.getByTestId('request-id').innerText(), /\S+/);
+  });
+
+  it('signs in with the key (kept in session storage, never in the URL) and lists subjects', async () => {
+    await page.getByLabel('API key').fill(KEY);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: SUBJECT }).waitFor();
+    assert.ok(!page.url().includes(KEY));
+    assert.match(await page.evaluate(() => sessionStorage.getItem('memory-console.session') ?? ''), new RegExp(KEY));
+    assert.equal(await page.evaluate(() => localStorage.length), 0);
+    await page.screenshot({ path: join(SHOTS, 'subjects.png') });
+  });
+
+  it('opens a subject: episodes and memories interleaved, a memory with its source episode', async () => {
+    await page.getByRole('link', { name: SUBJECT }).click();
+    const rows = page.locator('.trow');
+    await page.locator('.trow.episode').first().waitFor();
+    assert.ok((await rows.count()) >= 4);
+    await page.locator('.trow.memory', { hasText: 'My name is Juno Marsh' }).first().click();
+    const detail = page.getByRole('complementary', { name: 'Memory detail' });
+    await detail.waitFor();
+    assert.match(await detail.innerText(), /source episodes/);
+    assert.match(await detail.innerText(), /user: My name is Juno Marsh/);
+    await page.screenshot({ path: join(SHOTS, 'subject.png') });
+  });
+
+  it('forgets a memory after confirmation and shows it tombstoned', async () => {
+    await page.locator('.trow.memory', { hasText: '555-0100' }).click();
+    await page.getByRole('button', { name: 'Forget…' }).click();
+    await page.getByRole('button', { name: 'Forget memory' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="memory-status"]')?.textContent === 'tombstoned');
+    assert.equal(await page.locator('.trow.memory.selected').getAttribute('data-status'), 'tombstoned');
+    assert.ok(!(await page.locator('.trow.memory', { hasText: '555-0100' }).count()));
+  });
+
+  it('inspects a context bundle and saves it as a receipt', async () => {
+    await page.getByRole('link', { name: 'Inspect a context bundle' }).click();
+    await page.getByLabel('Task').fill('How should we contact the customer about the renewal?');
+    await page.getByLabel('Save as receipt').check();
+    await page.getByRole('button', { name: 'Inspect' }).click();
+    const bundle = page.getByTestId('bundle');
+    await bundle.waitFor();
+    const text = await bundle.innerText();
+    assert.match(text, /## Task/);
+    assert.match(text, /prefer email/);
+    assert.doesNotMatch(text, /555-0100/);
+    await page.screenshot({ path: join(SHOTS, 'context.png'), fullPage: true });
+  });
+
+  it('opens the saved receipt and verifies its signature', async () => {
+    await page.getByTestId('receipt-link').click();
+    await page.getByRole('button', { name: 'Verify signature' }).click();
+    const verdict = page.getByTestId('verdict');
+    await verdict.waitFor();
+    assert.match(await verdict.innerText(), /^valid · ok · key console-e2e/);
+    await page.screenshot({ path: join(SHOTS, 'receipt.png') });
+  });
+
+  it('fits a phone width without horizontal scrolling', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/console/#/subjects/${SUBJECT}`);
+    await page.locator('.trow').first().waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+    assert.ok(overflow <= 0, `page is ${overflow}px wider than the viewport`);
+    await page.screenshot({ path: join(SHOTS, 'subject-phone.png') });
+  });
+});
