@@ -32,6 +32,8 @@ export async function waitFor(url: string, timeoutMs: number): Promise<void> {
 export interface StartOptions {
   /** PostgreSQL admin URL: a fresh database is created on it and dropped at stop. Absent: PGlite. */
   pgAdminUrl?: string;
+  /** An existing PostgreSQL database to use as it is (e.g. a private cluster's); wins over pgAdminUrl. */
+  databaseUrl?: string;
   env?: Record<string, string>;
 }
 
@@ -56,7 +58,9 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   };
   let dropDb: (() => Promise<void>) | null = null;
   let dataDir: string | null = null;
-  if (opts.pgAdminUrl) {
+  if (opts.databaseUrl) {
+    env.SERVICE_DATABASE_URL = opts.databaseUrl;
+  } else if (opts.pgAdminUrl) {
     const db = await createThrowawayDb(opts.pgAdminUrl, 'memsvc_bench');
     env.SERVICE_DATABASE_URL = db.url;
     dropDb = db.drop;
@@ -75,7 +79,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   return {
     base,
     pid: child.pid ?? null,
-    engine: opts.pgAdminUrl ? 'postgres' : 'pglite',
+    engine: opts.pgAdminUrl || opts.databaseUrl ? 'postgres' : 'pglite',
     coldStartMs,
     rssMb: () => {
       try {

@@ -2,6 +2,8 @@
  * Performance benchmark: `npm run bench -- --scale small|medium|large [--engine pglite|postgres] [--base URL]`.
  * `--only receipts [--pairs N] [--signed]` runs just the receipt-cost scenario (a ~1,000-memory
  * subject, N interleaved pairs with and without `emit_receipt`; `--signed` configures a signing key).
+ * `--only timeline [--calls N]` runs just the timeline of a 500-episode subject (the throughput
+ * issue's side-by-side subject).
  * Starts the built service (or uses --base), loads deterministic synthetic support data, and
  * reports p50/p95/p99 and throughput per scenario as a table and a JSON file under bench/results/.
  * It measures and reports; it never fails on a slow figure.
@@ -34,7 +36,8 @@ async function main(): Promise<void> {
   const rows: Row[] = [];
   const log = (s: string) => process.stderr.write(`[bench] ${s}\n`);
 
-  const receiptsOnly = arg('only') === 'receipts';
+  const only = arg('only');
+  const receiptsOnly = only === 'receipts';
   const pairs = Number(arg('pairs', String(cfg.contextN)));
   const signed = process.argv.includes('--signed');
   const { base, svc } = await serviceUnderTest(
@@ -59,7 +62,21 @@ async function main(): Promise<void> {
     await api.call('POST', '/v1/memories/compile', { subject_id: 'bench-warmup' });
     await api.call('POST', '/v1/context', { subject_id: 'bench-warmup', task: TASKS[0] });
 
-    if (!receiptsOnly) {
+    if (only === 'timeline') {
+      // The issue's side-by-side subject: 500 episodes compiled (~480 memories with the
+      // synthetic data), the default timeline page read one request at a time.
+      const sid = 'bench-timeline-500';
+      const eps = episodesFor(sid, 500, 99);
+      for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
+      const compiled = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
+      rows.push({ scenario: `subject ${sid}: memories / episodes`, value: `${compiled.memories_created} / ${eps.length}` });
+      await load(20, 1, () => api.call('GET', `/v1/timeline?subject_id=${sid}`));
+      record('timeline 500 episodes (default page)', await load(Number(arg('calls', '200')), 1, () => api.call('GET', `/v1/timeline?subject_id=${sid}`)));
+      const page = await api.call<{ episodes: unknown[]; memories: unknown[] }>('GET', `/v1/timeline?subject_id=${sid}`);
+      rows.push({ scenario: 'timeline response: episodes / memories / JSON bytes', value: `${page.episodes.length} / ${page.memories.length} / ${Buffer.byteLength(JSON.stringify(page))}` });
+    }
+
+    if (!receiptsOnly && only !== 'timeline') {
       for (const c of [1, 8]) {
         const eps = episodesFor(`bench-ingest-c${c}`, cfg.ingest, 2 + c);
         record(`ingest single episode, concurrency ${c}`, await load(cfg.ingest, c, (i) => api.call('POST', '/v1/episodes', eps[i])));
@@ -102,7 +119,7 @@ async function main(): Promise<void> {
       }
     }
 
-    for (const size of receiptsOnly ? [1000] : cfg.sizes) {
+    for (const size of only === 'timeline' ? [] : receiptsOnly ? [1000] : cfg.sizes) {
       const sid = `bench-ctx-${size}`;
       log(`building subject with ~${size} memories`);
       let memories = 0;
@@ -157,7 +174,7 @@ async function main(): Promise<void> {
       record(`timeline ~${size} memories`, await load(Math.max(5, Math.floor(cfg.searchN / 10)), 1, () => api.call('GET', `/v1/timeline?subject_id=${sid}`)));
     }
 
-    if (!receiptsOnly) {
+    if (!only) {
       const sid = 'bench-delete';
       // About 0.79 memories per synthetic episode: 1,300 episodes give a subject of ~1,000 memories.
       const eps = episodesFor(sid, 1300, 77);
@@ -178,7 +195,7 @@ async function main(): Promise<void> {
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const engine = svc?.engine ?? 'external';
-  const file = join(outDir, `perf-${receiptsOnly ? 'receipts' : scale}-${engine}.json`);
+  const file = join(outDir, `perf-${only ?? scale}-${engine}.json`);
   writeFileSync(file, JSON.stringify({ scale, engine, date: new Date().toISOString(), node: process.version, rows }, null, 2));
   log(`wrote ${file}`);
 }

@@ -1,19 +1,30 @@
 /**
  * Throughput benchmark (issue 22): `npm run build && node dist/bench/perf/throughput.js
- * [--ingest 1200] [--context 240] [--pg-admin-url URL]`. PostgreSQL only (SERVICE_WORKERS > 1
+ * [--ingest 1200] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8]`. PostgreSQL only (SERVICE_WORKERS > 1
  * needs it). In one run, with two services up side by side on fresh databases:
  *
+ * 0. the database's own ceiling: pgbench inserting the same episode row into the migrated
+ *    `episodes` table (its indexes, generated tsvector and trigger), 1 row per transaction at 1, 8
+ *    and 32 clients and 100 rows per transaction at 1 and 2 clients; every ingest figure below
+ *    is also reported as a share of the matching pgbench rate;
  * 1. single-episode ingest (POST /v1/episodes) at concurrency 1, 8 and 32 with group commit on
- *    (SERVICE_INGEST_GROUP_COMMIT=true) vs off;
- * 2. context (POST /v1/context, ~425 memories, budget 1,000) at concurrency 1 and 8 with
- *    SERVICE_WORKERS=1 vs 2.
+ *    (SERVICE_INGEST_GROUP_COMMIT=true) vs off, and batch ingest (100 per request) at 1 and 2;
+ * 2. with SERVICE_WORKERS=1 vs 2: context (POST /v1/context, ~425 memories, budget 1,000) at
+ *    concurrency 1 and 8, and single-episode ingest at 8 and 32;
+ * 3. (`--replica`, on by default) context at concurrency 8 served by the primary alone vs with a
+ *    streaming replica (a private PostgreSQL cluster and its pg_basebackup standby, torn down).
  *
  * The two sides of each comparison are measured in alternating slices (A B, B A, A B, B A) so the drift
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { Client as PgClient } from 'pg';
+import { PrivatePostgres } from '../../test/support/private-pg';
+import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, Client, load } from '../common/http';
 import { arg, RunningService, startService } from '../common/service';
 import { summarise, Summary } from '../common/stats';
@@ -45,6 +56,28 @@ async function alternate(sides: { name: string; run: (n: number, c: number, offs
   return new Map([...acc].map(([name, a]) => [name, summarise(a.samples, a.wallMs)]));
 }
 
+/**
+ * pgbench's committed transactions per second for `statement` at `clients` (the rate without
+ * connection set-up), run for `seconds` against `dbUrl`.
+ */
+function pgbench(dbUrl: string, statement: string, clients: number, seconds: number): number {
+  const script = join(tmpdir(), `memsvc-pgbench-${process.pid}-${clients}-${Date.now()}.sql`);
+  writeFileSync(script, `${statement}\n`);
+  const u = new URL(dbUrl);
+  const r = spawnSync(
+    'pgbench',
+    ['-n', '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), '-f', script, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds), u.pathname.slice(1)],
+    { encoding: 'utf8' },
+  );
+  rmSync(script, { force: true });
+  const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout ?? '');
+  if (r.status !== 0 || !tps) throw new Error(`pgbench failed (${r.status}): ${r.stderr || r.stdout}`);
+  return Number(tps[1]);
+}
+
+/** A SQL string literal. */
+const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
+
 /** memory_ingest_group_size's count and sum, from /metrics (text). */
 async function groups(base: string): Promise<{ count: number; sum: number }> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -56,15 +89,45 @@ async function main(): Promise<void> {
   const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
   const ingestN = Number(arg('ingest', '1200'));
   const contextN = Number(arg('context', '240'));
+  const pgbenchSeconds = Number(arg('pgbench-seconds', '8'));
+  const withReplica = !process.argv.includes('--no-replica');
   const results: Result[] = [];
+  const ceiling: Record<string, number> = {};
+  const shares: string[] = [];
   const groupSizes: Record<number, number> = {};
   const services: RunningService[] = [];
-  const start = async (env: Record<string, string>) => {
-    const svc = await startService({ pgAdminUrl, env });
+  const start = async (env: Record<string, string>, databaseUrl?: string) => {
+    const svc = await startService({ pgAdminUrl, databaseUrl, env });
     services.push(svc);
     return svc;
   };
   try {
+    // 0. The database's ceiling for the same row, in this run (the machine drifts between runs).
+    {
+      const db = await createThrowawayDb(pgAdminUrl, 'memsvc_pgbench');
+      try {
+        const migrator = await startService({ databaseUrl: db.url });
+        await migrator.stop();
+        const ep = episodesFor('pgbench', 5, 1)[0];
+        const text = ep.payload.messages.map((m) => m.content).join('\n');
+        const values = `${lit(ep.subject_id)}, ${lit(ep.session_id)}, ${lit(ep.source)}, ${lit(ep.type)}, ${lit(JSON.stringify(ep.payload))}::jsonb, '{}'::jsonb, '{}'::jsonb, ${lit(text)}`;
+        const cols = 'subject_id, session_id, source, type, payload, metadata, provenance, content_text';
+        const one = `INSERT INTO episodes (${cols}) VALUES (${values});`;
+        const hundred = `INSERT INTO episodes (${cols}) SELECT ${values} FROM generate_series(1, 100);`;
+        for (const c of [1, 8, 32]) {
+          ceiling[`1-row c${c}`] = pgbench(db.url, one, c, pgbenchSeconds);
+          log(`pgbench 1 row per transaction, ${c} clients: ${ceiling[`1-row c${c}`]} tps`);
+        }
+        for (const c of [1, 2]) {
+          ceiling[`100-row c${c}`] = pgbench(db.url, hundred, c, pgbenchSeconds) * 100;
+          log(`pgbench 100 rows per transaction, ${c} clients: ${ceiling[`100-row c${c}`]} rows/s`);
+        }
+      } finally {
+        await db.drop();
+      }
+    }
+    const share = (rate: number, key: string) => `${Math.round((rate / ceiling[key]) * 1000) / 10}% of pgbench ${key}`;
+
     // 1. Group commit on vs off, one worker each.
     log('ingest: starting two services (group commit on, off)');
     const onBase = (await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' })).base;
@@ -90,8 +153,18 @@ async function main(): Promise<void> {
       groupSizes[c] = mean;
       for (const [side, summary] of by) {
         results.push({ comparison: 'single-episode ingest', side, concurrency: c, summary });
+        shares.push(`single-episode ingest c${c}, ${side}: ${summary.throughput_per_s}/s = ${share(summary.throughput_per_s, `1-row c${c}`)}, p99 ${summary.p99} ms`);
         log(`ingest c${c} ${side}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
       }
+    }
+    for (const c of [1, 2]) {
+      const batches = Math.max(8, Math.round(ingestN / 100));
+      const eps = episodesFor(`batch-c${c}`, batches * 100, 40 + c);
+      const r = await load(batches, c, (i) => on.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * 100, i * 100 + 100) }));
+      const summary = summarise(r.samples, r.wallMs, 100);
+      results.push({ comparison: 'batch ingest (100 per request; rate per episode)', side: 'group commit on', concurrency: c, summary });
+      shares.push(`batch ingest c${c}: ${summary.throughput_per_s} episodes/s = ${share(summary.throughput_per_s, `100-row c${c}`)}`);
+      log(`batch c${c}: ${summary.throughput_per_s} episodes/s`);
     }
     while (services.length) await services.pop()!.stop();
 
@@ -119,6 +192,67 @@ async function main(): Promise<void> {
         log(`context c${c} ${side}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
       }
     }
+    const workerIngest = (name: string, api: Client) => ({
+      name,
+      run: (n: number, c: number, offset: number) => {
+        const eps = episodesFor(`workers-${name}-c${c}`, offset + n, 60 + c).slice(offset);
+        return load(n, c, (i) => api.call('POST', '/v1/episodes', eps[i]));
+      },
+    });
+    for (const c of [8, 32]) {
+      const by = await alternate([workerIngest('SERVICE_WORKERS=1', one), workerIngest('SERVICE_WORKERS=2', two)], ingestN, c);
+      for (const [side, summary] of by) {
+        results.push({ comparison: 'single-episode ingest (group commit on)', side, concurrency: c, summary });
+        shares.push(`single-episode ingest c${c}, ${side} (group commit on): ${summary.throughput_per_s}/s = ${share(summary.throughput_per_s, `1-row c${c}`)}, p99 ${summary.p99} ms`);
+        log(`ingest c${c} ${side}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
+      }
+    }
+    while (services.length) await services.pop()!.stop();
+
+    // 3. Context reads with a streaming replica vs the primary alone (both private clusters).
+    if (withReplica) {
+      log('replica: starting a private primary and its streaming replica');
+      const primary = new PrivatePostgres();
+      let replica: PrivatePostgres | null = null;
+      try {
+        await primary.init();
+        replica = await primary.startReplica();
+        const alone = client((await start({}, primary.url())).base);
+        const replicated = client((await start({ SERVICE_READ_REPLICA_URLS: JSON.stringify([replica.url()]) }, primary.url())).base);
+        const rsid = 'bench-replica';
+        const reps = episodesFor(rsid, 500, 99);
+        for (let i = 0; i < reps.length; i += 100) await alone.call('POST', '/v1/episodes/batch', { episodes: reps.slice(i, i + 100) });
+        const rmem = (await alone.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: rsid })).memories_created;
+        // Past the read-your-writes window of the writes above, so the replica serves every read.
+        await new Promise((r) => setTimeout(r, 11_000));
+        for (const api of [alone, replicated]) await load(40, 8, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
+        const side = (name: string, api: Client) => ({
+          name,
+          run: (n: number, c: number) => load(n, c, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 })),
+        });
+        // Transactions the standby ran (its own statistics): the replicated side's reads land there.
+        const standbyXacts = async () => {
+          const c = new PgClient({ connectionString: replica!.url() });
+          await c.connect();
+          try {
+            return Number((await c.query<{ n: string }>(`SELECT (xact_commit + xact_rollback)::text AS n FROM pg_stat_database WHERE datname = 'memsvc'`)).rows[0].n);
+          } finally {
+            await c.end();
+          }
+        };
+        const x0 = await standbyXacts();
+        const by = await alternate([side('primary only', alone), side('with a streaming replica', replicated)], contextN, 8);
+        log(`replica: the standby ran ${(await standbyXacts()) - x0} transactions for ${contextN} context requests of the replicated side`);
+        for (const [name, summary] of by) {
+          results.push({ comparison: `context (~${rmem} memories, budget 1000; private cluster, fsync off)`, side: name, concurrency: 8, summary });
+          log(`replica context c8 ${name}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
+        }
+      } finally {
+        while (services.length) await services.pop()!.stop();
+        if (replica) await replica.destroy();
+        await primary.destroy();
+      }
+    }
   } finally {
     while (services.length) await services.pop()!.stop();
   }
@@ -126,11 +260,12 @@ async function main(): Promise<void> {
   const lines = ['| comparison | side | concurrency | p50 ms | p95 ms | p99 ms | throughput/s |', '|---|---|---|---|---|---|---|'];
   for (const r of results) lines.push(`| ${r.comparison} | ${r.side} | ${r.concurrency} | ${r.summary.p50} | ${r.summary.p95} | ${r.summary.p99} | ${r.summary.throughput_per_s} |`);
   lines.push('', `mean requests per commit with group commit on: ${Object.entries(groupSizes).map(([c, m]) => `c${c} ${m}`).join(', ')}`);
+  lines.push('', `pgbench ceiling (same row, same run): ${Object.entries(ceiling).map(([k, v]) => `${k} ${Math.round(v)}/s`).join(', ')}`, ...shares.map((l) => `- ${l}`));
   process.stdout.write(lines.join('\n') + '\n');
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'throughput-postgres.json');
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, ceiling, shares, results }, null, 2));
   log(`wrote ${file}`);
 }
 

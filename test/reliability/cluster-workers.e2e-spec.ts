@@ -8,7 +8,7 @@ import { checkConverged, checkInvariants } from './harness/invariants';
 import { Ledger } from './harness/ledger';
 import { assertBuilt, baseEnv, MAIN_JS, provisionDb, REPO_ROOT, ServiceDb, ServiceProcess, startService } from './harness/service-process';
 import { eventually, rng, seed, sizes, sleep, within } from './harness/settings';
-import { PrivatePostgres } from './harness/private-pg';
+import { PrivatePostgres } from '../support/private-pg';
 import { WebhookReceiver } from './harness/webhook-receiver';
 import { clientLoop, conversation } from './harness/workload';
 

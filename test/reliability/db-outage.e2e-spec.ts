@@ -1,7 +1,7 @@
 import { isPglite } from '../app-factory';
 import { call, rawRequest } from './harness/http-raw';
 import { Ledger } from './harness/ledger';
-import { PrivatePostgres } from './harness/private-pg';
+import { PrivatePostgres } from '../support/private-pg';
 import { BlackholeProxy } from './harness/blackhole-proxy';
 import { baseEnv, provisionDb, ServiceDb, ServiceProcess, startService } from './harness/service-process';
 import { eventually, rng, seed, sizes, sleep } from './harness/settings';

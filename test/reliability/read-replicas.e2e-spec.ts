@@ -3,7 +3,7 @@ import request from 'supertest';
 import { metrics } from 'src/common/metrics/metrics';
 import { ConfigError, loadConfig } from 'src/config/app-config';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
-import { PrivatePostgres } from './harness/private-pg';
+import { PrivatePostgres } from '../support/private-pg';
 import { eventually, sleep } from './harness/settings';
 
 /**

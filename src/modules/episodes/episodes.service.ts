@@ -14,7 +14,7 @@ import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
-import { EpisodeCursor, EpisodeDto, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import { EpisodeDto, EpisodePageOptions, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
 import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
@@ -161,8 +161,13 @@ export class EpisodesService {
   }
 
   /** One page of a subject's episodes in time order, bounded in rows and bytes (see EpisodesRepository.page). */
-  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: EpisodeCursor | null; limit: number; maxBytes: number; asOf?: Date | null }) {
+  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: EpisodePageOptions) {
     return this.repo.page(em, scope, subjectId, opts);
+  }
+
+  /** The same page with each episode as the JSON text of its wire shape (the timeline's fast path). */
+  pageJson(em: EntityManager, scope: TenantScope, subjectId: string, opts: EpisodePageOptions) {
+    return this.repo.pageJson(em, scope, subjectId, opts);
   }
 
   /** The newest `limit` episodes of a subject without payloads, text cut to `textChars`, oldest first. */

@@ -7,7 +7,7 @@ import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
-import { MemoryCursor } from './dto/memory.dto';
+import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
@@ -58,6 +58,35 @@ export interface SemanticPoolRow {
 }
 
 const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, origin, created_at, updated_at, sensitivity_labels`;
+
+/** A timestamp as JavaScript's `Date.toISOString()` writes it (milliseconds, truncated like a Date). */
+const isoJson = (col: string) => `'"' || to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
+
+/**
+ * A memory row `x` as the JSON text of its wire shape: `toMemoryDto` (dto/memory.dto.ts) written
+ * by PostgreSQL, field for field and in the same order, so the two cannot be told apart by a
+ * JSON parser (`test/e2e/timeline-json.e2e-spec.ts` compares them). JSON values stored as
+ * jsonb keep PostgreSQL's spacing.
+ */
+const MEMORY_JSON = raw(
+  [
+    `'{"id":' || to_json(x.id)::text`,
+    `',"subject_id":' || to_json(x.subject_id)::text`,
+    `',"kind":' || to_json(x.kind)::text`,
+    `',"content":' || to_json(x.content)::text`,
+    `',"summary":' || to_json(coalesce(x.summary, ''))::text`,
+    `',"confidence":' || to_json(x.confidence)::text`,
+    `',"valid_from":' || ${isoJson('x.valid_from')}`,
+    `',"valid_to":' || coalesce(${isoJson('x.valid_to')}, 'null')`,
+    `',"source_episode_ids":' || coalesce(to_json(x.source_episode_ids)::text, '[]')`,
+    `',"metadata":' || coalesce(x.metadata::text, '{}')`,
+    `',"status":' || to_json(x.status)::text`,
+    `',"origin":' || to_json(x.origin)::text`,
+    `',"created_at":' || ${isoJson('x.created_at')}`,
+    `',"updated_at":' || ${isoJson('x.updated_at')}`,
+    `',"sensitivity_labels":' || coalesce(to_json(x.sensitivity_labels)::text, '[]') || '}'`,
+  ].join(' || '),
+);
 
 function columns(alias: string, withEmbedding = false): SqlFragment {
   const list = COLUMNS.split(', ').map((c) => `${alias}.${c}`);
@@ -220,10 +249,23 @@ export class MemoriesRepository extends TenantScopedRepository {
    * content, summary and metadata (so at least one). `more` tells whether rows remain.
    * `asOf`: each memory in the state it had then (memories-as-of.ts).
    */
-  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: MemoryCursor | null; limit: number; maxBytes: number; asOf?: Date | null }): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
+  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
+    return this.pageOf<MemoryRow>(em, scope, subjectId, opts, columns('x'));
+  }
+
+  /**
+   * The same page as `page`, each memory already in its wire shape as JSON text (MEMORY_JSON):
+   * a large timeline costs the service no row parsing, Date objects or re-serialisation.
+   */
+  async pageJson(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: string[]; last: MemoryCursor | null; more: boolean }> {
+    const page = await this.pageOf<{ json: string }>(em, scope, subjectId, opts, sql`${MEMORY_JSON} AS json`);
+    return { ...page, rows: page.rows.map((r) => r.json) };
+  }
+
+  private async pageOf<T extends object>(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
     // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
     const views = opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw('');
-    const rows = await this.scoped<MemoryRow & { cursor_at: string; candidates: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped<T & { cursor_at: string; cursor_id: string; candidates: number }>(em, scope, (t) => sql`
       WITH ${views} candidates AS (
         SELECT m.id, m.created_at,
           octet_length(m.content) + octet_length(coalesce(m.summary, '')) + octet_length(coalesce(m.metadata, '{}'::jsonb)::text) AS bytes
@@ -236,16 +278,17 @@ export class MemoriesRepository extends TenantScopedRepository {
         SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
         WINDOW w AS (ORDER BY created_at, id ROWS UNBOUNDED PRECEDING)
       )
-      SELECT ${columns('x')}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
-        (SELECT count(*)::int FROM candidates) AS candidates
+      SELECT ${select}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+        x.id AS cursor_id, (SELECT count(*)::int FROM candidates) AS candidates
       FROM budgeted b JOIN memories x ON x.id = b.id
       WHERE ${t('x')} AND b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
       ORDER BY x.created_at, x.id`);
     const lastRow = rows.at(-1);
     const more = rows.length > 0 && rows[0].candidates > rows.length;
-    const last = lastRow ? { at: lastRow.cursor_at, id: lastRow.id } : null;
+    const last = lastRow ? { at: lastRow.cursor_at, id: lastRow.cursor_id } : null;
     for (const r of rows) {
       delete (r as Partial<typeof r>).cursor_at;
+      delete (r as Partial<typeof r>).cursor_id;
       delete (r as Partial<typeof r>).candidates;
     }
     return { rows, last, more };

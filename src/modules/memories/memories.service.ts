@@ -15,7 +15,7 @@ import type { VectorMode } from 'src/db/vector-support';
 import { EmbeddingsService } from 'src/modules/models/embeddings.service';
 import { PolicyService } from 'src/modules/policy/policy.service';
 import { CompileJobsRepository } from './compile-jobs.repository';
-import { MemoryCursor, MemoryDto, toMemoryDto } from './dto/memory.dto';
+import { MemoryDto, MemoryPageOptions, toMemoryDto } from './dto/memory.dto';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { MemoriesRepository, MemoryFilter, SemanticPoolRow } from './memories.repository';
@@ -121,8 +121,13 @@ export class MemoriesService {
   }
 
   /** One page of a subject's memories (any status) in time order, bounded in rows and bytes. */
-  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: { after: MemoryCursor | null; limit: number; maxBytes: number; asOf?: Date | null }) {
+  page(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions) {
     return this.repo.page(em, scope, subjectId, opts);
+  }
+
+  /** The same page with each memory as the JSON text of its wire shape (the timeline's fast path). */
+  pageJson(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions) {
+    return this.repo.pageJson(em, scope, subjectId, opts);
   }
 
   /** Every memory of the subject (any status, unless `statuses` is given) in time order. */

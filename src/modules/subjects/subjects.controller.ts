@@ -1,4 +1,5 @@
-import { Controller, Delete, Get, Param, Query } from '@nestjs/common';
+import { Controller, Delete, Get, Param, Query, Res } from '@nestjs/common';
+import type { Response } from 'express';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReqCtx } from 'src/common/context/ctx.decorator';
 import type { Ctx } from 'src/common/context/request-context';
@@ -32,7 +33,8 @@ export class SubjectsController {
    */
   @Get('timeline')
   @ApiOkResponse({ type: TimelineDto })
-  timeline(@ReqCtx() ctx: Ctx, @Query() q: TimelineQueryDto): Promise<TimelineDto> {
-    return this.subjects.timeline(ctx, q.subject_id, q.limit, q.cursor, q.as_of);
+  async timeline(@ReqCtx() ctx: Ctx, @Query() q: TimelineQueryDto, @Res() res: Response): Promise<void> {
+    // Sent as the JSON text the database wrote (SubjectsService.timelineJson): a TimelineDto.
+    res.type('application/json').send(await this.subjects.timelineJson(ctx, q.subject_id, q.limit, q.cursor, q.as_of));
   }
 }

@@ -7,6 +7,14 @@ export interface EpisodeCursor {
   seq: string;
 }
 
+/** Options of a timeline page: where it continues, its row and byte bounds, and the as-of instant. */
+export interface EpisodePageOptions {
+  after: EpisodeCursor | null;
+  limit: number;
+  maxBytes: number;
+  asOf?: Date | null;
+}
+
 export class EpisodeDto {
   id: string;
   subject_id: string;

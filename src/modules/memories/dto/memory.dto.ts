@@ -10,6 +10,14 @@ export interface MemoryCursor {
   id: string;
 }
 
+/** Options of a timeline page: where it continues, its row and byte bounds, and the as-of instant. */
+export interface MemoryPageOptions {
+  after: MemoryCursor | null;
+  limit: number;
+  maxBytes: number;
+  asOf?: Date | null;
+}
+
 /**
  * The memory record on the wire (compat.md "Records"). No nulls except `valid_to`, whose key is
  * always present: one client parses strictly and fails on a null string or a missing key.

@@ -3,7 +3,7 @@ import { chownSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from './service-process';
+import { freePort } from './free-port';
 
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
