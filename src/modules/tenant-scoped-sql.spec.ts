@@ -107,6 +107,12 @@ calls(new EpisodesRepository(), {
     (r, em) => r.page(em, scope, 's', { after: { at: 'x', seq: '1' }, limit: 1, maxBytes: 1 }),
     (r, em) => r.page(em, scope, 's', { after: null, limit: 1, maxBytes: 1, asOf: AT }),
   ],
+  pageJson: [
+    (r, em) => r.pageJson(em, scope, 's', { after: { at: 'x', seq: '1' }, limit: 1, maxBytes: 1 }),
+    (r, em) => r.pageJson(em, scope, 's', { after: null, limit: 1, maxBytes: 1, asOf: AT }),
+  ],
+  // Private: the one statement of page and pageJson, driven through pageJson.
+  pageOf: [(r, em) => r.pageJson(em, scope, 's', { after: null, limit: 1, maxBytes: 1 })],
   digests: [(r, em) => r.digests(em, scope, 's', { limit: 1, textChars: 10 })],
   lockUncompiled: [(r, em) => r.lockUncompiled(em, scope, 's', { limit: 1, maxBytes: 1 })],
   markCompiled: [(r, em) => r.markCompiled(em, scope, [ID])],
@@ -131,6 +137,12 @@ calls(new MemoriesRepository(), {
     (r, em) => r.page(em, scope, 's', { after: { at: 'x', id: ID }, limit: 1, maxBytes: 1 }),
     (r, em) => r.page(em, scope, 's', { after: null, limit: 1, maxBytes: 1, asOf: AT }),
   ],
+  pageJson: [
+    (r, em) => r.pageJson(em, scope, 's', { after: { at: 'x', id: ID }, limit: 1, maxBytes: 1 }),
+    (r, em) => r.pageJson(em, scope, 's', { after: null, limit: 1, maxBytes: 1, asOf: AT }),
+  ],
+  // Private: the one statement of page and pageJson, driven through pageJson.
+  pageOf: [(r, em) => r.pageJson(em, scope, 's', { after: null, limit: 1, maxBytes: 1 })],
   listForSubject: [(r, em) => r.listForSubject(em, scope, 's', { statuses: ['active'], limit: 1, asOf: AT }), (r, em) => r.listForSubject(em, scope, 's')],
   findByIds: [(r, em) => r.findByIds(em, scope, [ID]), (r, em) => r.findByIds(em, scope, [ID], AT)],
   searchText: [(r, em) => r.searchText(em, scope, { subjectId: 's', kind: 'profile_fact', text: 'x', limit: 1, asOf: AT })],
