@@ -1,67 +1,88 @@
 /**
- * Words as the retrieval and ranking code sees them: stop words dropped, a light stemmer, and
- * the plain words a full-text query (`to_tsquery`) is built from. Used by context ranking
- * (BM25) and by the candidate retrieval of context and semantic search.
+ * The one text analysis of retrieval and ranking: how a text becomes words, which words carry
+ * no topic, and what a word's stem is. It mirrors PostgreSQL's `english` text-search
+ * configuration, which builds the `content_tsv` columns that candidates are fetched from and the
+ * `to_tsquery('english', …)` they are fetched with, so the words that fetch a candidate are the
+ * words that score it: the Snowball English (Porter2) stemmer PostgreSQL uses, its english stop
+ * words, and its split of words at anything but a letter or digit (apostrophes and hyphens too).
+ * Used by context ranking (BM25), the candidate retrieval of context and semantic search, the
+ * repeated-issue check of support health and the quality benchmark.
+ * `test/e2e/text-analysis.e2e-spec.ts` compares it with the database's own analysis.
+ *
+ * Not covered, and why: the compiler's attribute keys and the stub embedding keep their own light
+ * stemmer (`src/compiler/compiler-text.ts`), because their output is stored (memory keys that a
+ * later compile must meet again, embedding vectors) and never matched against `content_tsv`.
  */
+import { stem as porter2 } from 'porter2';
 
 /**
- * Function words and question words carry no topic: without this list "When did Caroline go to
- * the support group?" would match every turn containing "did", "go" or "the".
+ * PostgreSQL's english stop words (`tsearch_data/english.stop`, the Snowball list): the words
+ * `to_tsvector('english', …)` leaves out and `to_tsquery('english', …)` drops from a query.
  */
-const STOPWORDS = new Set(
+export const POSTGRES_ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
   (
-    'a about above after again against all am an and any are as at be because been before being below ' +
-    'between both but by can could did do does doing dont down during each else etc ever few for from ' +
-    'further get got had has have having he her here hers herself him himself his how i if im in into ' +
-    'is it its itself ive just let lets like me more most much must my myself no nor not now of off ' +
-    'on once only or other ought our ours ourselves out over own really same say said shall she should ' +
-    'so some such than that thats the their theirs them themselves then there these they this those ' +
-    'through to too under until up upon us very was we were what whats when where which while who whom ' +
-    'whose why will with would yeah yes you your yours yourself yourselves hey hi hello oh ok okay wow ' +
-    'thanks thank also well one lot lots thing things way really'
+    'i me my myself we our ours ourselves you your yours yourself yourselves he him his himself she her ' +
+    'hers herself it its itself they them their theirs themselves what which who whom this that these ' +
+    'those am is are was were be been being have has had having do does did doing a an the and but if ' +
+    'or because as until while of at by for with about against between into through during before ' +
+    'after above below to from up down in out on off over under again further then once here there ' +
+    'when where why how all any both each few more most other some such no nor not only own same so ' +
+    'than too very s t can will just don should now'
   ).split(' '),
 );
 
-/** Words of at most this many letters are never stemmed ("was", "bus", "gas" keep their ending). */
-const MIN_STEM_LENGTH = 4;
+/**
+ * Words the database still indexes but retrieval neither fetches by nor scores, each group for a
+ * reason: without them "When did Caroline go to the support group, yeah?" would fetch and favour
+ * every chat turn that says "would", "really" or "yeah".
+ * - auxiliaries and question words the Snowball list lacks (could, would, shall, must, whose…);
+ * - chat filler, frequent in transcripts and topic-free (yeah, okay, thanks, really, lot, thing…);
+ * - contraction fragments: PostgreSQL splits "didn't" into "didn" and "t" and its list has only
+ *   "don" and "t", so the other negations and "'ve", "'re", "'ll" would count as words;
+ * - contractions typed without an apostrophe (dont, im, ive, thats, whats, lets).
+ */
+const RETRIEVAL_EXTRA_STOP_WORDS = (
+  'could else etc ever get got let like much must ought really say said shall upon us whose would ' +
+  'yeah yes hey hi hello oh ok okay wow thanks thank also well one lot lots thing things way ' +
+  'didn doesn isn aren wasn weren hasn haven hadn couldn wouldn shouldn mustn ve re ll ' +
+  'dont im ive thats whats lets'
+).split(' ');
+
+/** Stop words of retrieval and ranking: PostgreSQL's and the extras above. */
+const STOP_WORDS: ReadonlySet<string> = new Set([...POSTGRES_ENGLISH_STOP_WORDS, ...RETRIEVAL_EXTRA_STOP_WORDS]);
+
+/** Words shorter than this neither fetch nor score: single letters ("x" of "x-ray") say nothing. */
+const MIN_WORD_LENGTH = 2;
 
 /**
- * A light suffix stripper: enough to join "paint", "paints", "painted" and "painting" or "study"
- * and "studies", without the over-stemming of a full Porter stemmer ("university" → "univers").
- * It only has to be consistent, since the query and the documents go through it alike.
+ * Lowercased words of `text` in order: runs of letters and digits (any script), as PostgreSQL's
+ * parser splits plain text. "Caroline's" is "caroline" and "s" (a stop word), "x-ray" is "x" and
+ * "ray". (The parser also keeps some compounds whole — hyphenated words besides their parts,
+ * host names, e-mail addresses, URLs, decimals — which retrieval never asks for.)
  */
-export function stem(word: string): string {
-  if (word.length < MIN_STEM_LENGTH || /\d/.test(word)) return word;
-  let w = word;
-  if (w.endsWith('ies') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('ied') && w.length > 4) w = `${w.slice(0, -3)}y`;
-  else if (w.endsWith('sses')) w = w.slice(0, -2);
-  else if (/(?:x|z|ch|sh)es$/.test(w)) w = w.slice(0, -2);
-  else if (w.endsWith('s') && !/(?:ss|us|is)$/.test(w)) w = w.slice(0, -1);
-
-  const suffix = /(?:ing|(?<!e)ed)$/.exec(w);
-  if (suffix && w.length - suffix[0].length >= 3) {
-    w = w.slice(0, -suffix[0].length);
-    // "running" → "runn" → "run", but "falling" keeps "fall", "missing" "miss", "adding" "add".
-    if (w.length > 3 && /([^aeiouylsz])\1$/.test(w)) w = w.slice(0, -1);
-  }
-  // "make" and "making" both become "mak"; "love", "loved" and "loves" become "lov".
-  if (w.endsWith('e') && w.length > MIN_STEM_LENGTH - 1 && !w.endsWith('ee')) w = w.slice(0, -1);
-  return w;
+export function splitWords(text: string): string[] {
+  return text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
 }
 
-/** Lowercased words of `text` in order, split on anything but letters and digits. */
-function words(text: string): string[] {
-  // "Caroline's" is about Caroline; "don't" is one (stop)word, not "don" + "t".
-  return text.toLowerCase().replace(/['’]s\b/g, '').replace(/['’]/g, '').split(/[^\p{L}\p{N}]+/u);
+/**
+ * The stem PostgreSQL's `english` configuration gives a lowercase word: Snowball English
+ * (Porter2) for words of letters, the word itself when it has a digit (the parser's `numword`
+ * and `int` tokens go to the `simple` dictionary, unstemmed).
+ */
+export function stem(word: string): string {
+  return /\p{N}/u.test(word) ? word : porter2(word);
+}
+
+/** Whether retrieval and ranking skip `word` (lowercase): too short or a stop word. */
+export function isStopWord(word: string): boolean {
+  return word.length < MIN_WORD_LENGTH || STOP_WORDS.has(word);
 }
 
 /** Lowercased, stemmed content words of `text`, in order and with repeats. */
 export function analyze(text: string): string[] {
   const terms: string[] = [];
-  for (const word of words(text)) {
-    if (word.length < 2 || STOPWORDS.has(word)) continue;
-    terms.push(stem(word));
+  for (const word of splitWords(text)) {
+    if (!isStopWord(word)) terms.push(stem(word));
   }
   return terms;
 }
@@ -83,8 +104,8 @@ export interface QueryTerm {
  */
 export function queryTerms(text: string, max: number): QueryTerm[] {
   const seen = new Map<string, QueryTerm & { at: number }>();
-  words(text).forEach((word, at) => {
-    if (word.length < 2 || STOPWORDS.has(word) || !/^[a-z0-9]+$/.test(word)) return;
+  splitWords(text).forEach((word, at) => {
+    if (isStopWord(word) || !/^[a-z0-9]+$/.test(word)) return;
     const term = stem(word);
     if (!seen.has(term)) seen.set(term, { term, word, at });
   });

@@ -23,9 +23,9 @@
  * - SLA flags come from `computeSla` with the contract defaults (5 min, 24 h) unless given.
  * - Repeated issue: two sessions' opening customer messages share >= 2 content words and those
  *   shared words are >= 60 % of the shorter message's content words (overlap coefficient).
- *   Content words: lower-case letter/digit runs of >= 3 characters, minus stop words and generic
- *   support words, with a light suffix strip (-ing, -ed, -s). Sessions linked directly or through
- *   others form one issue; an issue raised in k sessions counts k - 1.
+ *   Content words: words of >= 3 letters or digits, minus stop words and generic support words,
+ *   stemmed, all by the service's one text analysis (src/common/text/terms.ts). Sessions linked
+ *   directly or through others form one issue; an issue raised in k sessions counts k - 1.
  * - Urgent wording: the whole words/phrases of URGENT_PATTERNS in customer and unattributed
  *   lines (agent lines excluded: "I'll escalate" is the agent's wording, not the customer's).
  * - Factors are ordered most harmful first (ties in the table's order), so the first three are
@@ -34,6 +34,7 @@
  *   second apart render the same text unless a threshold was crossed.
  * State: healthy >= 70, watch 40–69, at_risk < 40 (contract).
  */
+import { isStopWord, splitWords, stem } from 'src/common/text/terms';
 import { buildSessions, customerMessages, isOpenStatus, speakerLines, type SupportSession } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
 import type {
@@ -89,15 +90,19 @@ const URGENT_PATTERNS: ReadonlyArray<readonly [string, RegExp]> = [
   ['data loss', /\b(data loss|losing data|lost (all )?(our|my) data)\b/],
 ];
 
-const STOP_WORDS: ReadonlySet<string> = new Set(
+/**
+ * Support words that say nothing about which issue a message raises ("help", "issue", "today"):
+ * two sessions sharing them are not the same issue. Beside the shared analysis's stop words.
+ */
+const SUPPORT_FILLER: ReadonlySet<string> = new Set(
   (
-    'the and for with this that these those are was were been being have has had not but you your yours our ours ' +
-    'they them their its from into onto when what why how who which where there here then than now can cannot ' +
-    'could would should will wont does doesn did didn don isn aren wasn won just still again also very really ' +
-    'some any all more most much many about after before over under out off get got getting please thanks thank ' +
-    'hello hey help issue issues problem problems today yesterday since keep keeps anyone someone something'
+    'cannot won wont onto please help issue issues problem problems today yesterday since still keep keeps ' +
+    'many anyone someone something getting'
   ).split(' '),
 );
+
+/** Words this short ("ok", "id", "pc") are too ambiguous to tie two sessions together. */
+const MIN_CONTENT_WORD_LENGTH = 3;
 
 export interface HealthOptions {
   now: Date;
@@ -282,21 +287,14 @@ function sameIssue(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
   return shared >= REPEAT_MIN_SHARED_WORDS && shared / Math.min(a.size, b.size) >= REPEAT_MIN_OVERLAP;
 }
 
+/** Stemmed content words of a message, by the service's one text analysis (src/common/text/terms.ts). */
 export function contentWords(text: string): Set<string> {
   const words = new Set<string>();
-  for (const word of text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []) {
-    if (word.length < 3 || STOP_WORDS.has(word)) continue;
+  for (const word of splitWords(text)) {
+    if (word.length < MIN_CONTENT_WORD_LENGTH || isStopWord(word) || SUPPORT_FILLER.has(word)) continue;
     words.add(stem(word));
   }
   return words;
-}
-
-/** Just enough to make "fails", "failed" and "failing" one word; not a linguistic stemmer. */
-function stem(word: string): string {
-  if (word.length > 5 && word.endsWith('ing')) return word.slice(0, -3);
-  if (word.length > 4 && word.endsWith('ed')) return word.slice(0, -2);
-  if (word.length > 3 && word.endsWith('s') && !word.endsWith('ss')) return word.slice(0, -1);
-  return word;
 }
 
 /** Episodes since `fromMs` whose non-agent lines use urgent wording, and the labels found. */
