@@ -27,3 +27,8 @@ export const JSON_OBJECT = { type: 'jsonb', default: () => "'{}'" } as const sat
  * leaves them as the migrations made them (and does not propose dropping them).
  */
 export const EXPRESSION_INDEX = { unique: true, synchronize: false } as const;
+
+/** A column list for hand-written SQL, each name qualified by `alias` when given: `a.id, a.kind`. */
+export function columnList(names: readonly string[], alias?: string): string {
+  return names.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');
+}

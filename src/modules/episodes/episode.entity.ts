@@ -34,23 +34,26 @@ export class EpisodeEntity {
   @Column(NULLABLE_TIME) last_compiled_at: Date | null;
 }
 
-export interface EpisodeRow {
-  id: string;
-  tenant_id: string | null;
-  subject_id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  payload: Record<string, unknown>;
-  metadata: Record<string, unknown> | null;
-  provenance: Record<string, unknown> | null;
-  content_text: string;
-  created_at: Date;
-  last_compiled_at: Date | null;
-}
+/**
+ * The columns a read of episodes returns, in this order (hot SQL spells its select and RETURNING
+ * lists from here): every column but the derived search column, the insertion order and the
+ * idempotency key.
+ */
+export const EPISODE_COLUMNS = [
+  'id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at',
+] as const satisfies readonly (keyof EpisodeEntity)[];
+
+/** An episodes row as the repository reads it (EPISODE_COLUMNS). */
+export type EpisodeRow = Pick<EpisodeEntity, (typeof EPISODE_COLUMNS)[number]>;
+
+/** An episode to insert: the columns ingestion supplies (the database fills the rest). */
+export type NewEpisode = Pick<EpisodeEntity, 'id' | 'subject_id' | 'session_id' | 'source' | 'type' | 'payload' | 'metadata' | 'provenance' | 'idempotency_key' | 'content_text'>;
 
 /** The few columns health, SLA and handoff read: no payload, text cut to a bound. */
 export type EpisodeDigestRow = Pick<EpisodeEntity, 'id' | 'session_id' | 'source' | 'type' | 'content_text' | 'created_at'>;
 
 /** What the wire shape needs of a row (reads that serve it skip the derived search text). */
 export type EpisodeWireRow = Omit<EpisodeRow, 'content_text'>;
+
+/** EPISODE_COLUMNS less the derived search text: the wire shape's columns. */
+export const EPISODE_WIRE_COLUMNS = EPISODE_COLUMNS.filter((c): c is Exclude<(typeof EPISODE_COLUMNS)[number], 'content_text'> => c !== 'content_text');

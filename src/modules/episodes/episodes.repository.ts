@@ -7,23 +7,10 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeCursor, EpisodePageOptions } from './dto/episode.dto';
-import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
-import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
-import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
+import { columnList } from 'src/db/column-types';
+import { EPISODE_COLUMNS, EPISODE_WIRE_COLUMNS } from 'src/modules/episodes/episode.entity';
+import type { EpisodeDigestRow, EpisodeRow, EpisodeWireRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
-
-export interface NewEpisode {
-  id: string;
-  subject_id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  payload: Record<string, unknown>;
-  metadata: Record<string, unknown>;
-  provenance: Record<string, unknown>;
-  idempotency_key: string | null;
-  content_text: string;
-}
 
 /**
  * Bytes of an episode as the service holds and writes it (payload, metadata and provenance as
@@ -33,7 +20,7 @@ export interface NewEpisode {
  */
 const EPISODE_BYTES = raw(`(octet_length(e.payload::text) + octet_length(coalesce(e.metadata, '{}'::jsonb)::text) + octet_length(coalesce(e.provenance, '{}'::jsonb)::text))`);
 
-const COLUMNS_X = `x.id, x.tenant_id, x.subject_id, x.session_id, x.source, x.type, x.payload, x.metadata, x.provenance, x.created_at, x.last_compiled_at`;
+const COLUMNS_X = columnList(EPISODE_WIRE_COLUMNS, 'x');
 
 const CURSOR_AT = raw(`to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
@@ -57,7 +44,7 @@ const EPISODE_JSON = raw(
   ].join(' || '),
 );
 
-const COLUMNS = raw(`id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at`);
+const COLUMNS = raw(columnList(EPISODE_COLUMNS));
 
 @Injectable()
 export class EpisodesRepository extends TenantScopedRepository {

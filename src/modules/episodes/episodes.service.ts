@@ -17,9 +17,9 @@ import { CreateEpisodeDto } from './dto/create-episode.dto';
 import { EpisodeDto, EpisodePageOptions, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
 import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
-import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
+import type { EpisodeRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodeText } from 'src/compiler/episode-text';
-import { EpisodesRepository, NewEpisode } from './episodes.repository';
+import { EpisodesRepository } from './episodes.repository';
 
 /**
  * Insert-then-lookup rounds for idempotency keys whose stored row vanished in between. A

@@ -8,23 +8,20 @@ import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
-import type { MemoryRow } from 'src/modules/memories/memory.entity';
+import { columnList } from 'src/db/column-types';
+import { MEMORY_COLUMNS } from 'src/modules/memories/memory.entity';
+import type { MemoryEntity, MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
-import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
+import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
 
-/** A memory to insert: the row's own columns, plus what only an insert carries. */
+/** A memory to insert: the row's own columns, plus what only an insert carries (origin defaults to `compile`, labels to none). */
 export type NewMemory = Pick<
-  MemoryRow,
-  'id' | 'subject_id' | 'kind' | 'content' | 'summary' | 'confidence' | 'valid_from' | 'valid_to' | 'source_episode_ids' | 'status' | 'attribute_key' | 'superseded_by' | 'needs_embedding'
-> & {
-  metadata: Record<string, unknown>;
-  embedding: number[] | null;
-  /** Default `compile`. */
-  origin?: MemoryOrigin;
-  idempotency_key?: string | null;
-  /** Normalised (sensitivity-labels.ts); default none. */
-  sensitivity_labels?: string[];
-};
+  MemoryEntity,
+  | 'id' | 'subject_id' | 'kind' | 'content' | 'summary' | 'confidence' | 'valid_from' | 'valid_to' | 'source_episode_ids' | 'metadata' | 'status'
+  | 'attribute_key' | 'superseded_by' | 'needs_embedding' | 'embedding'
+> &
+  /** sensitivity_labels normalised (sensitivity-labels.ts). */
+  Partial<Pick<MemoryEntity, 'origin' | 'idempotency_key' | 'sensitivity_labels'>>;
 
 export interface Supersession {
   id: string;
@@ -57,7 +54,7 @@ export interface SemanticPoolRow {
   created_ms: number;
 }
 
-const COLUMNS = `id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids, metadata, status, attribute_key, superseded_by, needs_embedding, origin, created_at, updated_at, sensitivity_labels`;
+const COLUMNS = columnList(MEMORY_COLUMNS);
 
 /** A timestamp as JavaScript's `Date.toISOString()` writes it (milliseconds, truncated like a Date). */
 const isoJson = (col: string) => `'"' || to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
@@ -89,9 +86,7 @@ const MEMORY_JSON = raw(
 );
 
 function columns(alias: string, withEmbedding = false): SqlFragment {
-  const list = COLUMNS.split(', ').map((c) => `${alias}.${c}`);
-  if (withEmbedding) list.push(`${alias}.embedding`);
-  return raw(list.join(', '));
+  return raw(columnList(withEmbedding ? [...MEMORY_COLUMNS, 'embedding'] : MEMORY_COLUMNS, alias));
 }
 
 /** Rows per INSERT statement: a 1536-dimension vector is ~20 kB of parameter text. */

@@ -46,27 +46,15 @@ export class MemoryEntity {
   @Column(NOW) updated_at: Date;
 }
 
-/** A memories row as the repository reads it (the embedding only when asked for). */
-export interface MemoryRow {
-  id: string;
-  tenant_id: string | null;
-  subject_id: string;
-  kind: MemoryKind;
-  content: string;
-  summary: string;
-  confidence: number;
-  valid_from: Date;
-  valid_to: Date | null;
-  source_episode_ids: string[];
-  metadata: Record<string, unknown> | null;
-  status: MemoryStatus;
-  attribute_key: string | null;
-  superseded_by: string | null;
-  needs_embedding: boolean;
-  origin: MemoryOrigin;
-  created_at: Date;
-  updated_at: Date;
-  /** Absent only where a query does not read it (empty = no labels). */
-  sensitivity_labels?: string[];
-  embedding?: number[] | null;
-}
+/**
+ * The columns a read of memories returns, in this order (hot SQL spells its select and RETURNING
+ * lists from here): every column but the derived search and vector columns, the embedding (large:
+ * read only when asked for) and the idempotency key (looked up, never served).
+ */
+export const MEMORY_COLUMNS = [
+  'id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids',
+  'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'origin', 'created_at', 'updated_at', 'sensitivity_labels',
+] as const satisfies readonly (keyof MemoryEntity)[];
+
+/** A memories row as the repository reads it (MEMORY_COLUMNS; the embedding only when asked for). */
+export type MemoryRow = Pick<MemoryEntity, (typeof MEMORY_COLUMNS)[number]> & Partial<Pick<MemoryEntity, 'embedding'>>;
