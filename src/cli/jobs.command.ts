@@ -1,4 +1,5 @@
 import type { DataSource } from 'typeorm';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { AdvisoryLock, tryXactLock, xactLock } from 'src/common/db/advisory-locks';
 import type { AppConfig } from 'src/config/app-config';
 import { openDatabase } from 'src/db/data-source';
@@ -24,7 +25,7 @@ export async function jobsCommand(config: AppConfig, args: string[]): Promise<nu
   err(`database: ${db.engine} ${db.location}`);
   try {
     if (action === 'requeue-failed') {
-      const jobs = await new CompileJobsRepository().requeueFailed(db.dataSource.manager, ids.length > 0 ? ids : null);
+      const jobs = await new CompileJobsRepository().requeueFailed(db.dataSource.manager, operatorScope(), ids.length > 0 ? ids : null);
       for (const job of jobs) err(`  requeued ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)}`);
       out(`requeued ${jobs.length} failed job(s)`);
       return 0;
@@ -58,7 +59,7 @@ export async function resetOrphanedJobs(ds: DataSource, olderThanMinutes: number
       log('a worker is resetting orphaned jobs right now; waiting for it to finish…');
       await xactLock(em, AdvisoryLock.CompileJobsOrphans);
     }
-    return new CompileJobsRepository().resetOrphaned(em, olderThanMinutes, Math.min(JOB_LEASE_MINUTES, olderThanMinutes), maxAttempts);
+    return new CompileJobsRepository().resetOrphaned(em, operatorScope(), olderThanMinutes, Math.min(JOB_LEASE_MINUTES, olderThanMinutes), maxAttempts);
   });
   for (const job of jobs) log(`  ${job.status === 'failed' ? 'failed' : 'reset'} ${job.id} subject=${JSON.stringify(job.subject_id)} tenant=${JSON.stringify(job.tenant_id)} attempts=${job.attempts}`);
   return jobs.filter((j) => j.status !== 'failed').length;

@@ -1,4 +1,4 @@
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import type { AppConfig } from 'src/config/app-config';
 import type { SnapshotDto } from 'src/modules/snapshots/dto/snapshot.dto';
 import { parseCliArgs } from './cli-args';
@@ -19,7 +19,7 @@ export const SNAPSHOT_USAGE = [
 export async function snapshotCommand(config: AppConfig, args: string[]): Promise<number> {
   const [action, ...rest] = args;
   const { values, positionals } = parseCliArgs(rest, { name: { type: 'string' }, tenant: { type: 'string' }, metadata: { type: 'string' }, target: { type: 'string' } });
-  const scope = TenantScope.operator(values.tenant);
+  const scope = operatorScope(values.tenant);
   switch (action) {
     case 'create': {
       const [subjectId] = positionals;

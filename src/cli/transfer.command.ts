@@ -2,7 +2,7 @@ import { createWriteStream } from 'node:fs';
 import { readFile, rename, rm } from 'node:fs/promises';
 import { PassThrough, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import type { AppConfig } from 'src/config/app-config';
 import { parseLossless } from 'src/modules/admin/python-json';
 import { parseCliArgs } from './cli-args';
@@ -38,7 +38,7 @@ export async function exportCommand(config: AppConfig, args: string[]): Promise<
   const done = pipeline(counter, sink, { end: partial !== null });
   progress(`exporting subject ${JSON.stringify(subjectId)}${values.tenant ? ` of tenant ${values.tenant}` : ''}…`);
   try {
-    const counts = await withOperatorServices(config, ({ admin }) => admin.exportSubject(TenantScope.operator(values.tenant), subjectId, counter));
+    const counts = await withOperatorServices(config, ({ admin }) => admin.exportSubject(operatorScope(values.tenant), subjectId, counter));
     await done;
     if (partial) await rename(partial, file!);
     progress(`exported ${counts.episodes} episode(s), ${counts.memories} memory(ies), ${bytes} bytes${file ? ` to ${file}` : ''}`);
@@ -65,7 +65,7 @@ export async function importCommand(config: AppConfig, args: string[]): Promise<
   }
   progress('verifying and importing…');
   const imported = await withOperatorServices(config, ({ admin }) =>
-    admin.importDocument(document, {
+    admin.importDocument(operatorScope(), document, {
       targetSubjectId: values['target-subject'],
       targetTenantId: values['target-tenant'],
       preserveIds: !values['no-preserve-ids'],

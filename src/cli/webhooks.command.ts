@@ -1,5 +1,5 @@
 import type { AppConfig } from 'src/config/app-config';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { openDatabase } from 'src/db/data-source';
 import { WEBHOOK_PRUNE_BATCH, WEBHOOK_PRUNE_MAX_BATCHES, WebhookRetention } from 'src/modules/webhooks/webhook-retention';
 import { WebhooksRepository } from 'src/modules/webhooks/webhooks.repository';
@@ -47,7 +47,7 @@ export async function webhooksCommand(config: AppConfig, args: string[]): Promis
     const service = new WebhooksService(config, db.dataSource, new WebhooksRepository());
     const unique = [...new Set(ids)];
     err(unique.length > 0 ? `re-queueing ${unique.length} listed dead letter(s)…` : `re-queueing all dead letters${tenant ? ` of tenant ${tenant}` : ''}…`);
-    const total = await service.requeueDeadLettersInBatches(TenantScope.operator(tenant ?? undefined), unique.length > 0 ? unique : null, (batch, sum) => err(`  re-queued ${batch} (${sum} so far)`));
+    const total = await service.requeueDeadLettersInBatches(operatorScope(tenant ?? undefined), unique.length > 0 ? unique : null, (batch, sum) => err(`  re-queued ${batch} (${sum} so far)`));
     if (unique.length > total) err(`${unique.length - total} listed event(s) were not dead letters (unknown, pending or delivered) and were left alone`);
     if (config.webhookUrl === '') err('note: SERVICE_WEBHOOK_URL is empty here; the events are delivered by processes that have it set');
     out(`requeued ${total}`);

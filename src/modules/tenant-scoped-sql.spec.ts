@@ -13,7 +13,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { ContextRepository, CandidateQuery } from 'src/modules/context/context.repository';
@@ -31,6 +31,10 @@ import { unscopedReferences } from '../../test/support/tenant-sql-check';
 
 const TENANT = 'tenant-under-check';
 const scope = TenantScope.of(TENANT);
+/** Operator methods that filter by a tenant get the same tenant as an operator's filter. */
+const operator = operatorScope(TENANT);
+/** Methods that only work across every tenant (workers, crons, metrics). */
+const everyTenant = operatorScope();
 const ID = '00000000-0000-4000-8000-000000000001';
 const AT = new Date('2026-01-01T00:00:00Z');
 
@@ -78,14 +82,14 @@ const receiptRow = { tenant_id: TENANT, id: 'r1', body_json: '{}' } as never;
 const cursor = { createdAt: '2026-01-01T00:00:00Z', key: '1' };
 
 calls(new AdminRepository(), {
-  listJobs: [(r, em) => r.listJobs(em, scope, { status: 'failed', subjectId: 's', limit: 1, offset: 0 })],
-  countNullTenantRows: [(r, em) => r.countNullTenantRows(em)],
-  subjectTenants: [(r, em) => r.subjectTenants(em, scope, 's')],
-  episodePage: [(r, em) => r.episodePage(em, scope, 's', cursor, 10, 1000)],
-  memoryPage: [(r, em) => r.memoryPage(em, scope, 's', cursor, 10)],
-  receiptPage: [(r, em) => r.receiptPage(em, scope, 's', cursor, 10, 1000)],
+  listJobs: [(r, em) => r.listJobs(em, operator, { status: 'failed', subjectId: 's', limit: 1, offset: 0 })],
+  countNullTenantRows: [(r, em) => r.countNullTenantRows(em, everyTenant)],
+  subjectTenants: [(r, em) => r.subjectTenants(em, operator, 's')],
+  episodePage: [(r, em) => r.episodePage(em, operator, 's', cursor, 10, 1000)],
+  memoryPage: [(r, em) => r.memoryPage(em, operator, 's', cursor, 10)],
+  receiptPage: [(r, em) => r.receiptPage(em, operator, 's', cursor, 10, 1000)],
   insertReceipts: [(r, em) => r.insertReceipts(em, 's', [receiptRow])],
-  existingIds: [(r, em) => r.existingIds(em, [ID], [ID])],
+  existingIds: [(r, em) => r.existingIds(em, everyTenant, [ID], [ID])],
   insertEpisodes: [(r, em) => r.insertEpisodes(em, [episodeRow])],
   insertMemories: [(r, em) => r.insertMemories(em, [memoryRow])],
 });
@@ -118,7 +122,7 @@ calls(new EpisodesRepository(), {
   markCompiled: [(r, em) => r.markCompiled(em, scope, [ID])],
   findByIds: [(r, em) => r.findByIds(em, scope, [ID])],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
-  staleSubjects: [(r, em) => r.staleSubjects(em, scope, 'p', AT)],
+  staleSubjects: [(r, em) => r.staleSubjects(em, operator, 'p', AT)],
   lastActivity: [(r, em) => r.lastActivity(em, scope, 's')],
 });
 
@@ -152,7 +156,7 @@ calls(new MemoriesRepository(), {
   ],
   semanticPool: [(r, em) => r.semanticPool(em, scope, { subjectId: 's', kind: 'profile_fact', tsquery: `'w'`, matches: 1, newest: 1, asOf: AT })],
   setLabels: [(r, em) => r.setLabels(em, scope, ID, ['l'])],
-  staleSubjects: [(r, em) => r.staleSubjects(em, scope, 'p', AT)],
+  staleSubjects: [(r, em) => r.staleSubjects(em, operator, 'p', AT)],
   lastActivity: [(r, em) => r.lastActivity(em, scope, 's')],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
 });
@@ -160,28 +164,28 @@ calls(new MemoriesRepository(), {
 calls(new CompileJobsRepository(), {
   insert: [(r, em) => r.insert(em, scope, 's')],
   findById: [(r, em) => r.findById(em, scope, ID)],
-  claim: [(r, em) => r.claim(em, 1)],
-  complete: [(r, em) => r.complete(em, job, [ID], 1)],
-  fail: [(r, em) => r.fail(em, job, 'e')],
-  renewLease: [(r, em) => r.renewLease(em, job)],
-  resetOrphaned: [(r, em) => r.resetOrphaned(em, 1, 1, 3)],
-  requeueFailed: [(r, em) => r.requeueFailed(em, [ID])],
-  deleteFinished: [(r, em) => r.deleteFinished(em, 1)],
+  claim: [(r, em) => r.claim(em, everyTenant, 1)],
+  complete: [(r, em) => r.complete(em, everyTenant, job, [ID], 1)],
+  fail: [(r, em) => r.fail(em, everyTenant, job, 'e')],
+  renewLease: [(r, em) => r.renewLease(em, everyTenant, job)],
+  resetOrphaned: [(r, em) => r.resetOrphaned(em, everyTenant, 1, 1, 3)],
+  requeueFailed: [(r, em) => r.requeueFailed(em, everyTenant, [ID])],
+  deleteFinished: [(r, em) => r.deleteFinished(em, everyTenant, 1)],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
-  countsByStatus: [(r, em) => r.countsByStatus(em)],
-  countStuck: [(r, em) => r.countStuck(em, 1, 1)],
+  countsByStatus: [(r, em) => r.countsByStatus(em, everyTenant)],
+  countStuck: [(r, em) => r.countStuck(em, everyTenant, 1, 1)],
 });
 
 calls(new EmbeddingBackfillRepository(), {
-  pending: [(r, em) => r.pending(em, 1, { cursor: 'c', id: ID })],
-  countPending: [(r, em) => r.countPending(em)],
-  store: [(r, em) => r.store(em, [{ id: ID, embedding: null }])],
+  pending: [(r, em) => r.pending(em, everyTenant, 1, { cursor: 'c', id: ID })],
+  countPending: [(r, em) => r.countPending(em, everyTenant)],
+  store: [(r, em) => r.store(em, scope, [{ id: ID, embedding: null }])],
 });
 
 calls(new PolicyRepository(), {
   find: [(r, em) => r.find(em, scope)],
-  upsert: [(r, em) => r.upsert(em, scope, 'y', 'h')],
-  delete: [(r, em) => r.delete(em, scope)],
+  upsert: [(r, em) => r.upsert(em, operator, 'y', 'h')],
+  delete: [(r, em) => r.delete(em, operator)],
 });
 
 calls(new ReceiptsRepository(), {
@@ -192,13 +196,13 @@ calls(new ReceiptsRepository(), {
 });
 
 calls(new SnapshotsRepository(), {
-  nextVersion: [(r, em) => r.nextVersion(em, 'n')],
-  copySubject: [(r, em) => r.copySubject(em, scope, 's', 't')],
+  nextVersion: [(r, em) => r.nextVersion(em, operator, 'n')],
+  copySubject: [(r, em) => r.copySubject(em, operator, 's', 't')],
   restoreSubject: [(r, em) => r.restoreSubject(em, scope, ID, 's', 't')],
-  insert: [(r, em) => r.insert(em, scope, { metadata: {} } as never)],
-  list: [(r, em) => r.list(em, scope)],
-  findById: [(r, em) => r.findById(em, scope, ID)],
-  findLatestByName: [(r, em) => r.findLatestByName(em, scope, 'n')],
+  insert: [(r, em) => r.insert(em, operator, { metadata: {} } as never)],
+  list: [(r, em) => r.list(em, operator)],
+  findById: [(r, em) => r.findById(em, operator, ID)],
+  findLatestByName: [(r, em) => r.findLatestByName(em, operator, 'n')],
 });
 
 calls(new SubjectsRepository(), {
@@ -213,18 +217,18 @@ calls(new SupportRepository(), {
   updateCachedHealth: [(r, em) => r.updateCachedHealth(em, scope, { subject_id: 's', state: 'healthy', score: 1, factors: [] } as never)],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
   takeRefreshMark: [(r, em) => r.takeRefreshMark(em, scope, 's')],
-  staleRefreshMarks: [(r, em) => r.staleRefreshMarks(em, 1000, 1)],
+  staleRefreshMarks: [(r, em) => r.staleRefreshMarks(em, everyTenant, 1000, 1)],
 });
 
 calls(new WebhooksRepository(), {
   insert: [(r, em) => r.insert(em, scope, [{ event: 'e', payload: { event: 'e', timestamp: 't', data: {} } }])],
   forgetSubject: [(r, em) => r.forgetSubject(em, scope, 's')],
-  claimDue: [(r, em) => r.claimDue(em, 1, 1000)],
-  recordAttempt: [(r, em) => r.recordAttempt(em, ID, 0, { status: 'delivered', statusCode: 200 })],
-  findById: [(r, em) => r.findById(em, scope, ID)],
-  counts: [(r, em) => r.counts(em, scope)],
-  pruneBatch: [(r, em) => r.pruneBatch(em, 'delivered', 1, 1)],
-  requeueDead: [(r, em) => r.requeueDead(em, scope, [ID], 1)],
+  claimDue: [(r, em) => r.claimDue(em, everyTenant, 1, 1000)],
+  recordAttempt: [(r, em) => r.recordAttempt(em, everyTenant, ID, 0, { status: 'delivered', statusCode: 200 })],
+  findById: [(r, em) => r.findById(em, operator, ID)],
+  counts: [(r, em) => r.counts(em, operator)],
+  pruneBatch: [(r, em) => r.pruneBatch(em, everyTenant, 'delivered', 1, 1)],
+  requeueDead: [(r, em) => r.requeueDead(em, operator, [ID], 1)],
 });
 
 /**
@@ -245,7 +249,6 @@ const OPERATOR_STATEMENTS = new Set([
   'CompileJobsRepository.countStuck',
   'EmbeddingBackfillRepository.pending',
   'EmbeddingBackfillRepository.countPending',
-  'EmbeddingBackfillRepository.store',
   'SnapshotsRepository.nextVersion',
   'SupportRepository.staleRefreshMarks',
   'WebhooksRepository.claimDue',

@@ -88,8 +88,8 @@ describe('as-of reads', () => {
     const repo = t.app.get(MemoriesRepository);
     const modes: VectorMode[] = t.app.get<VectorMode>(VECTOR_MODE) === 'pgvector' ? ['fallback', 'pgvector'] : ['fallback'];
     for (const mode of modes) {
-      const then = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, mode, { subjectId: subject, vector, limit: 50, asOf: new Date(before) });
-      const now = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, mode, { subjectId: subject, vector, limit: 50 });
+      const then = await repo.searchSemantic(t.ds.manager, TenantScope.ofRequest(null), mode, { subjectId: subject, vector, limit: 50, asOf: new Date(before) });
+      const now = await repo.searchSemantic(t.ds.manager, TenantScope.ofRequest(null), mode, { subjectId: subject, vector, limit: 50 });
       expect(then.map((m) => m.id)).toContain(oldPref.id);
       expect(now.map((m) => m.id)).not.toContain(oldPref.id);
       expect(then.map((m) => m.content)).not.toContain('Actually I prefer phone calls now.');

@@ -1,4 +1,5 @@
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import request from 'supertest';
 import { resetOrphanedJobs } from 'src/cli/jobs.command';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
@@ -119,7 +120,7 @@ describe('asynchronous compile jobs', () => {
     const live = await insertJob(t, 'running', 45);
     await t.ds.query(`UPDATE compile_jobs SET attempts = 1 WHERE id = $1`, [live]);
     const [job] = await t.ds.query(`SELECT id, attempts FROM compile_jobs WHERE id = $1`, [live]);
-    expect(await t.app.get(CompileJobsRepository).renewLease(t.ds.manager, job)).toBe(true);
+    expect(await t.app.get(CompileJobsRepository).renewLease(t.ds.manager, operatorScope(), job)).toBe(true);
     expect(await worker(t).resetOrphaned()).toEqual([]);
     expect(await jobRow(t, live)).toMatchObject({ status: 'running' });
     // Once the lease lapses (the worker died), the contract's reset applies.
@@ -142,7 +143,7 @@ describe('asynchronous compile jobs', () => {
     expect(listed.body.jobs).toEqual([expect.objectContaining({ job_id: poison, error: expect.stringContaining('stopped before it finished (attempt 3 of 3)') })]);
     // Not claimed again by itself.
     expect(await worker(t).runOnce()).toBe(0);
-    const requeued = await t.app.get(CompileJobsRepository).requeueFailed(t.ds.manager, [poison]);
+    const requeued = await t.app.get(CompileJobsRepository).requeueFailed(t.ds.manager, operatorScope(), [poison]);
     expect(requeued).toEqual([expect.objectContaining({ id: poison, status: 'pending', attempts: 0 })]);
     expect(await worker(t).runOnce()).toBe(1);
     expect((await status(t, poison).expect(200)).body).toMatchObject({ status: 'completed', memories_created: expect.any(Number) });

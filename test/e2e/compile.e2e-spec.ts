@@ -169,7 +169,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   });
 
   it('lists a subject’s memories of every status in time order for other modules', async () => {
-    const rows = await t.ds.transaction((em) => t.app.get(MemoriesService).listForSubject(em, TenantScope.ALL, 'pref'));
+    const rows = await t.ds.transaction((em) => t.app.get(MemoriesService).listForSubject(em, TenantScope.ofRequest(null), 'pref'));
     expect(rows.map((r) => r.status)).toContain('superseded');
     const times = rows.map((r) => new Date(r.created_at).getTime());
     expect(times).toEqual([...times].sort((a, b) => a - b));
@@ -178,7 +178,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
   it('deletes a subject’s memories and compile jobs for other modules and returns the memories count', async () => {
     await compile(t, { subject_id: 'pref', async: true }).expect(202);
     const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM memories WHERE subject_id = 'pref'`);
-    const deleted = await t.ds.transaction((em) => t.app.get(MemoriesService).deleteSubject(em, TenantScope.ALL, 'pref'));
+    const deleted = await t.ds.transaction((em) => t.app.get(MemoriesService).deleteSubject(em, TenantScope.ofRequest(null), 'pref'));
     expect(deleted.memories).toBe(n);
     const [left] = await t.ds.query(`SELECT (SELECT count(*) FROM memories WHERE subject_id = 'pref')::int AS m, (SELECT count(*) FROM compile_jobs WHERE subject_id = 'pref')::int AS j`);
     expect(left).toEqual({ m: 0, j: 0 });

@@ -8,10 +8,10 @@ import { createScratchDb, ScratchDb } from '../scratch-db';
 class AnswerRepository extends TenantScopedRepository {
   protected readonly table = 'none';
   answer(em: EntityManager, n: number) {
-    return this.scoped<{ answer: number }>(em, TenantScope.ALL, (t) => sql`SELECT ${n}::int + 1 AS answer WHERE ${t()}`, { prepared: true });
+    return this.scoped<{ answer: number }>(em, TenantScope.ofRequest(null), (t) => sql`SELECT ${n}::int + 1 AS answer WHERE ${t()}`, { prepared: true });
   }
   seven(em: EntityManager) {
-    return this.scoped<{ answer: number }>(em, TenantScope.ALL, (t) => sql`SELECT 7 AS answer WHERE ${t()}`, { prepared: true });
+    return this.scoped<{ answer: number }>(em, TenantScope.ofRequest(null), (t) => sql`SELECT 7 AS answer WHERE ${t()}`, { prepared: true });
   }
 }
 const ANSWER_SQL = 'SELECT $1::int + 1 AS answer WHERE TRUE';

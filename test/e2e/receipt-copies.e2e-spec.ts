@@ -1,7 +1,7 @@
 import { parse, stringify } from 'lossless-json';
 import request from 'supertest';
 import { computeReceiptsChecksum } from 'src/modules/admin/export-document';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 import { createTestApp, TestApp } from '../app-factory';
 
@@ -147,7 +147,7 @@ describe('receipts in exports, imports and snapshots', () => {
 
   it('snapshots copy the receipts and a restore brings them back unchanged and verifiable', async () => {
     const snapshots = t.app.get(SnapshotsService);
-    const snap = await snapshots.create(TenantScope.of('acme'), 'ada', 'ada-receipts');
+    const snap = await snapshots.create(operatorScope('acme'), 'ada', 'ada-receipts');
     expect(await heldBy(snap.snapshot_subject_id)).toEqual(receiptIds.slice(0, 2).sort());
     const restored = await request(t.http).post(`/admin/snapshots/${snap.id}/restore?tenant_id=acme`).send({ target_subject_id: 'ada-restored' });
     expect(restored.status).toBe(200);

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { DataSource, EntityManager } from 'typeorm';
 import { sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { type AnyScope, operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { rowSecurityApplies, TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { createTestApp, isPglite, TestApp } from '../app-factory';
 
@@ -11,7 +11,7 @@ const B = 'tenant-b';
 /** A repository with the mistake row-level security is there for: it asks for the predicate and drops it. */
 class ForgetfulRepository extends TenantScopedRepository {
   protected readonly table = 'episodes';
-  tenantsSeen(em: EntityManager, scope: TenantScope): Promise<{ tenant_id: string | null }[]> {
+  tenantsSeen(em: EntityManager, scope: AnyScope): Promise<{ tenant_id: string | null }[]> {
     return this.scoped(em, scope, (tenant) => {
       tenant();
       return sql`SELECT DISTINCT tenant_id FROM episodes ORDER BY tenant_id`;
@@ -125,7 +125,9 @@ if (!isPglite()) describe('the service under row-level security (PostgreSQL, non
     const repo = new ForgetfulRepository();
     expect(tenantsOf(await repo.tenantsSeen(t.ds.manager, TenantScope.of(A)))).toEqual([A]);
     expect(tenantsOf(await t.ds.transaction((em) => repo.tenantsSeen(em, TenantScope.of(B))))).toEqual([B]);
-    expect(tenantsOf(await repo.tenantsSeen(t.ds.manager, TenantScope.ALL))).toEqual([A, B]);
+    expect(tenantsOf(await repo.tenantsSeen(t.ds.manager, operatorScope()))).toEqual([A, B]);
+    // Single-tenant mode's no-tenant scope is unfiltered too (contract rule 4), though not an operator's.
+    expect(tenantsOf(await repo.tenantsSeen(t.ds.manager, TenantScope.ofRequest(null)))).toEqual([A, B]);
     // The owner (a superuser here) is not bound: the predicate really is missing.
     expect(tenantsOf(await repo.tenantsSeen(owner.manager, TenantScope.of(A)))).toEqual([A, B]);
   });

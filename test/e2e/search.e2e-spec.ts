@@ -105,11 +105,11 @@ describe('GET /v1/memories/search', () => {
     const repo = t.app.get(MemoriesRepository);
     const [vector] = await t.app.get<EmbeddingProvider>(EMBEDDING_PROVIDER).embed(['mountain hiking weekend']);
     const q = { subjectId: 'searcher', vector, limit: 100 };
-    const fallback = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, 'fallback', q);
+    const fallback = await repo.searchSemantic(t.ds.manager, TenantScope.ofRequest(null), 'fallback', q);
     const api = (await search(t, { subject_id: 'searcher', q: 'mountain hiking weekend', semantic: '1', limit: 100 }).expect(200)).body.memories;
     expect(api.map((m: { id: string }) => m.id)).toEqual(fallback.map((m) => m.id));
     if (t.app.get<VectorMode>(VECTOR_MODE) === 'pgvector') {
-      const native = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, 'pgvector', q);
+      const native = await repo.searchSemantic(t.ds.manager, TenantScope.ofRequest(null), 'pgvector', q);
       expect(native.map((m) => m.id)).toEqual(fallback.map((m) => m.id));
       native.forEach((m, i) => expect(m.score).toBeCloseTo(fallback[i].score, 5));
     }
@@ -186,7 +186,7 @@ describe('semantic search over a large subject with the local (stub) embedding',
   it('scores each memory with the cosine of its stored embedding', async () => {
     const repo = t.app.get(MemoriesRepository);
     const [vector] = await t.app.get<EmbeddingProvider>(EMBEDDING_PROVIDER).embed(['webhook timeouts on staging']);
-    const exact = await repo.searchSemantic(t.ds.manager, TenantScope.ALL, 'fallback', { subjectId: 'big', vector, limit: 100 });
+    const exact = await repo.searchSemantic(t.ds.manager, TenantScope.ofRequest(null), 'fallback', { subjectId: 'big', vector, limit: 100 });
     const api = (await search(t, { subject_id: 'big', q: 'webhook timeouts on staging', semantic: 'true', limit: 100 }).expect(200)).body.memories;
     const exactById = new Map(exact.map((m) => [m.id, m.score]));
     for (const m of api as { id: string; score: number }[]) {

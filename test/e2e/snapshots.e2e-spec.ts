@@ -1,7 +1,7 @@
 import { Client } from 'pg';
 import request from 'supertest';
 import { SUBJECT_LOCK_KEY_SQL } from 'src/common/db/advisory-locks';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { snapshotCommand } from 'src/cli/snapshot.command';
 import { loadConfig } from 'src/config/app-config';
 import { SnapshotsCleanupScheduler } from 'src/modules/snapshots/snapshots-cleanup.scheduler';
@@ -260,19 +260,19 @@ describe('snapshots', () => {
       const held = (em: { query: (s: string) => Promise<{ n: number }[]> }) =>
         em.query(`SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid() AND granted`).then((r) => r[0].n);
       // Candidates: stale in one of the tables (live_recent's episode is old, its memory is not).
-      const stale = await t.ds.transaction((em) => lifecycle.staleSubjects(em, TenantScope.ALL, 'live_', cutoff));
+      const stale = await t.ds.transaction((em) => lifecycle.staleSubjects(em, operatorScope(), 'live_', cutoff));
       expect(stale.map((k) => `${k.tenant_id ?? '-'}:${k.subject_id}`).sort()).toEqual(['-:live_legacy', 'acme:live_old', 'acme:live_recent', 'globex:live_old']);
       await t.ds.transaction(async (em) => {
-        expect(await lifecycle.eraseIfStale(em, { tenant_id: 'acme', subject_id: 'live_old' }, cutoff)).toBe(true);
+        expect(await lifecycle.eraseIfStale(em, operatorScope(), { tenant_id: 'acme', subject_id: 'live_old' }, cutoff)).toBe(true);
         expect(await held(em)).toBe(1);
         // Checked again under the lock: its recent memory keeps it.
-        expect(await lifecycle.eraseIfStale(em, { tenant_id: 'acme', subject_id: 'live_recent' }, cutoff)).toBe(false);
+        expect(await lifecycle.eraseIfStale(em, operatorScope(), { tenant_id: 'acme', subject_id: 'live_recent' }, cutoff)).toBe(false);
       });
       expect(await subjects()).toEqual(expect.arrayContaining(['globex:live_old', '-:live_legacy', 'acme:live_recent']));
       expect(await subjects()).not.toContain('acme:live_old');
       // The NULL-tenant subject is erased alone, not every tenant's subject of that id.
       await seed('acme', 'live_legacy', 1);
-      await t.ds.transaction((em) => lifecycle.eraseIfStale(em, { tenant_id: null, subject_id: 'live_legacy' }, cutoff));
+      await t.ds.transaction((em) => lifecycle.eraseIfStale(em, operatorScope(), { tenant_id: null, subject_id: 'live_legacy' }, cutoff));
       expect(await subjects()).toContain('acme:live_legacy');
       expect(await subjects()).not.toContain('-:live_legacy');
     });

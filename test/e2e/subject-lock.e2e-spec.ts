@@ -30,7 +30,7 @@ describe('per-subject compile lock key', () => {
       expect(await heldAdvisoryLocks((s) => em.query(s))).toBe(2);
       await repo.lockSubject(em, TenantScope.of('a'), 'b/c');
       // The single-tenant scope (NULL tenant) is apart from every named tenant.
-      await repo.lockSubject(em, TenantScope.ALL, 'a/b/c');
+      await repo.lockSubject(em, TenantScope.ofRequest(null), 'a/b/c');
       await repo.lockSubject(em, TenantScope.of(''), 'a/b/c');
       expect(await heldAdvisoryLocks((s) => em.query(s))).toBe(4);
     });

@@ -1,7 +1,7 @@
 import { AddressInfo, connect } from 'node:net';
 import fc from 'fast-check';
 import request from 'supertest';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 import { SupportService } from 'src/modules/support/support.service';
 import { createTestApp, TestApp } from '../app-factory';
@@ -57,7 +57,7 @@ describe('hostile input (property-based)', () => {
     const job = await request(t.http).post('/v1/memories/compile').set(h).send({ subject_id: SENTINEL, async: true }).expect(202);
     // Material for the generators: other subjects, a job, events, a snapshot.
     await request(t.http).post('/v1/episodes').set(h).send({ ...conv('snapshot me', 's-9'), subject_id: 'snap-src' }).expect(201);
-    const snap = await t.app.get(SnapshotsService).create(TenantScope.of(TENANT), 'snap-src', 'fuzz-snap');
+    const snap = await t.app.get(SnapshotsService).create(operatorScope(TENANT), 'snap-src', 'fuzz-snap');
     const events: { id: string }[] = await t.ds.query(`SELECT id FROM webhook_events ORDER BY created_at LIMIT 3`);
     ctx = {
       apiKey: API_KEY,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 import { SupportService } from 'src/modules/support/support.service';
 import { createTestApp, TestApp } from '../app-factory';
@@ -63,7 +63,7 @@ describe('tenant isolation sweep', () => {
     await request(t.http).get(`/v1/subjects/${encodeURIComponent(S)}/health`).set(A).expect(200);
     await request(t.http).post('/v1/episodes').set(A).send(conv(S, 'uncompiled one', { idempotency_key: 'idem-1' })).expect(201);
     jobId = (await request(t.http).post('/v1/memories/compile').set(A).send({ subject_id: S, async: true }).expect(202)).body.job_id;
-    snapshotId = (await t.app.get(SnapshotsService).create(TenantScope.of('tenant-a'), S, 'snap-a')).id;
+    snapshotId = (await t.app.get(SnapshotsService).create(operatorScope('tenant-a'), S, 'snap-a')).id;
     // A dead letter of A's, and a legacy row without a tenant under the same subject id.
     [{ id: eventId }] = await t.ds.query(`SELECT id FROM webhook_events WHERE tenant_id = 'tenant-a' ORDER BY created_at LIMIT 1`);
     await t.ds.query(`UPDATE webhook_events SET status = 'dead_letter' WHERE id = $1`, [eventId]);

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
 import { TENANT_TABLES } from 'src/db/entities';
 import { compile, sql } from './sql';
-import { TenantScope } from './tenant-scope';
+import { OperatorScope, operatorScope, TenantScope } from './tenant-scope';
 import { TenantScopedRepository } from './tenant-scoped.repository';
 
 class ProbeRepository extends TenantScopedRepository {
@@ -16,30 +16,45 @@ class ProbeRepository extends TenantScopedRepository {
   }
 }
 
-describe('TenantScope', () => {
+describe('TenantScope and OperatorScope', () => {
   it('filters by tenant when scoped and matches every row (NULL tenants too) when not', () => {
     expect(compile(TenantScope.of('acme').predicate('e'))).toEqual({ text: 'e.tenant_id = $1', values: ['acme'] });
-    expect(compile(TenantScope.ALL.predicate('e')).text).toBe('TRUE');
+    expect(compile(TenantScope.ofRequest(null).predicate('e')).text).toBe('TRUE');
+    expect(compile(operatorScope().predicate('e')).text).toBe('TRUE');
+    expect(compile(operatorScope('acme').predicate('e'))).toEqual({ text: 'e.tenant_id = $1', values: ['acme'] });
   });
 
-  it('becomes every tenant only where a caller says so by name', () => {
-    // A request without a tenant (single-tenant mode), an operator without a filter, a job written by such a request.
-    expect(TenantScope.ofRequest(null)).toBe(TenantScope.ALL);
-    expect(TenantScope.operator(undefined)).toBe(TenantScope.ALL);
-    expect(TenantScope.ofStored(null)).toBe(TenantScope.ALL);
+  it('keeps single-tenant mode (a request without a tenant) apart from an operator\'s every tenant', () => {
+    // A request without a tenant, and a job written by such a request, are a TenantScope that means "no tenant".
+    expect(TenantScope.ofRequest(null)).toBeInstanceOf(TenantScope);
+    expect(TenantScope.ofStored(null)).toBe(TenantScope.ofRequest(null));
     expect(TenantScope.ofRequest('acme').tenantId).toBe('acme');
-    expect(TenantScope.operator('acme').tenantId).toBe('acme');
-    // @ts-expect-error TenantScope.of takes a tenant: a missing one is no longer "every tenant".
+    // "Every tenant" exists only as an OperatorScope.
+    expect(operatorScope()).toBeInstanceOf(OperatorScope);
+    expect(operatorScope().tenantId).toBeNull();
+    expect(operatorScope('acme').everyTenant()).toBe(operatorScope());
+    const needsTenantScope = (scope: TenantScope) => scope;
+    // @ts-expect-error An OperatorScope is not a TenantScope: client code cannot pass "every tenant".
+    needsTenantScope(operatorScope());
+    const needsOperatorScope = (scope: OperatorScope) => scope;
+    // @ts-expect-error …nor is a request's scope an operator's.
+    needsOperatorScope(TenantScope.ofRequest(null));
+    // @ts-expect-error TenantScope.of takes a tenant: a missing one is not "every tenant".
     TenantScope.of(undefined);
+  });
+
+  it('is minted only by operatorScope()', () => {
+    const forged = () => new OperatorScope(Symbol('operator scope') as never, null, false);
+    expect(forged).toThrow(/minted by operatorScope/);
   });
 
   it('keeps the NULL-tenant rule inside the scope', () => {
     // One row per (tenant, key): the unfiltered scope owns the NULL-tenant rows only.
-    expect(compile(TenantScope.ALL.keyOwner('m')).text).toBe('m.tenant_id IS NULL');
+    expect(compile(TenantScope.ofRequest(null).keyOwner('m')).text).toBe('m.tenant_id IS NULL');
     expect(compile(TenantScope.of('acme').keyOwner('m')).text).toBe('TRUE');
     // A stored row's own NULL tenant, apart from every named tenant (operator work on that one row).
-    expect(compile(TenantScope.ofRow(null).predicate('x')).text).toBe('x.tenant_id IS NULL');
-    expect(compile(TenantScope.ofRow('acme').predicate('x'))).toEqual({ text: 'x.tenant_id = $1', values: ['acme'] });
+    expect(compile(operatorScope().ofRow(null).predicate('x')).text).toBe('x.tenant_id IS NULL');
+    expect(compile(operatorScope().ofRow('acme').predicate('x'))).toEqual({ text: 'x.tenant_id = $1', values: ['acme'] });
   });
 
   it('refuses a query that never asked for its tenant predicate', async () => {

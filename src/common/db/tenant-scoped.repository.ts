@@ -4,7 +4,7 @@ import type { PoolClient } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { tracingEnabled, withSpan } from 'src/common/tracing/tracing';
 import { compile, SqlFragment } from './sql';
-import { TenantScope } from './tenant-scope';
+import type { AnyScope } from './tenant-scope';
 
 export type TenantPredicate = (alias?: string) => SqlFragment;
 
@@ -18,7 +18,7 @@ export abstract class TenantScopedRepository {
 
   protected async scoped<T = Record<string, unknown>>(
     em: EntityManager,
-    scope: TenantScope,
+    scope: AnyScope,
     build: (tenant: TenantPredicate) => SqlFragment,
     opts: RunOptions = {},
   ): Promise<T[]> {
@@ -34,7 +34,7 @@ export abstract class TenantScopedRepository {
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
   protected async stamped<T = Record<string, unknown>>(
     em: EntityManager,
-    scope: TenantScope,
+    scope: AnyScope,
     build: (tenantId: string | null) => SqlFragment,
     opts: RunOptions = {},
   ): Promise<T[]> {
@@ -61,13 +61,13 @@ export interface RunOptions {
  * scoped() or stamped() of a repository). Where PostgreSQL row-level security applies to the
  * connected role (migration 0018; not for superusers or BYPASSRLS roles, so never on PGlite), the
  * statement runs in a transaction that first declares its scope: `app.tenant_id` for a tenant's
- * scope, `app.cross_tenant = 'on'` for TenantScope.ALL (single-tenant requests, operator
- * endpoints, workers). Then a query that forgets its tenant predicate still sees only its
+ * scope, `app.cross_tenant = 'on'` for an unfiltered scope (single-tenant mode's no-tenant scope,
+ * an operator's every tenant or NULL-tenant rows). Then a query that forgets its tenant predicate still sees only its
  * tenant's rows. Inside a service's transaction the declaration is made once per scope change;
  * outside one, the statement gets its own short transaction (set_config(…, true) lasts as long
  * as the transaction, so nothing is left on a pooled or PgBouncer-shared session).
  */
-async function run<T>(em: EntityManager, fragment: SqlFragment, scope: TenantScope, opts: RunOptions = {}): Promise<T[]> {
+async function run<T>(em: EntityManager, fragment: SqlFragment, scope: AnyScope, opts: RunOptions = {}): Promise<T[]> {
   const { text, values } = compile(fragment);
   const exec = async (): Promise<T[]> => {
     const runner = em.queryRunner ?? em.connection.createQueryRunner();
@@ -101,7 +101,7 @@ interface Declaration {
   params: string[];
 }
 
-function declaration(scope: TenantScope): Declaration {
+function declaration(scope: AnyScope): Declaration {
   const cross = scope.filtered ? 'off' : 'on';
   const tenant = scope.tenantId ?? '';
   return {

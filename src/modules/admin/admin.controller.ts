@@ -1,7 +1,7 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
 import { SpooledBody } from 'src/common/http/json-body';
@@ -53,14 +53,14 @@ export class AdminController {
   @Get('jobs')
   @ApiOkResponse({ type: JobsPageDto })
   listJobs(@Query() query: ListJobsQueryDto): Promise<JobsPageDto> {
-    return this.admin.listJobs(TenantScope.operator(query.tenant_id), query);
+    return this.admin.listJobs(operatorScope(query.tenant_id), query);
   }
 
   /** Counts of rows whose tenant_id is NULL (legacy rows from before tenant support). */
   @Get('tenant-audit')
   @ApiOkResponse({ type: TenantAuditDto })
   tenantAudit(): Promise<TenantAuditDto> {
-    return this.admin.tenantAudit();
+    return this.admin.tenantAudit(operatorScope());
   }
 
   /**
@@ -73,7 +73,7 @@ export class AdminController {
   @ApiResponse({ status: 404, description: 'not_found', type: ErrorEnvelopeDto })
   async exportSubject(@Param() params: SubjectParamDto, @Query() query: ExportQueryDto, @Res() res: Response): Promise<void> {
     res.type('application/json');
-    await this.admin.exportSubject(TenantScope.operator(query.tenant_id), params.subject_id, res);
+    await this.admin.exportSubject(operatorScope(query.tenant_id), params.subject_id, res);
   }
 
   /**
@@ -87,7 +87,7 @@ export class AdminController {
   @ApiResponse({ status: 400, description: 'unsupported_format_version | checksum_mismatch | id_conflict | invalid_document', type: ErrorEnvelopeDto })
   importDocument(@Req() req: BodyRequest, @Body() body: ImportBodyDto): Promise<ImportResultDto> {
     const document = (req.spooledValue as Record<string, unknown> | undefined) ?? body.document;
-    return this.admin.importDocument(document, {
+    return this.admin.importDocument(operatorScope(), document, {
       targetSubjectId: body.target_subject_id,
       targetTenantId: body.target_tenant_id,
       preserveIds: body.preserve_ids ?? true,

@@ -9,7 +9,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { DataSource, EntityManager } from 'typeorm';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
@@ -51,7 +51,7 @@ export class AdminService {
     private readonly reads: ReadRouter,
   ) {}
 
-  async listJobs(scope: TenantScope, query: ListJobsQueryDto): Promise<JobsPageDto> {
+  async listJobs(scope: OperatorScope, query: ListJobsQueryDto): Promise<JobsPageDto> {
     const rows = await this.repo.listJobs(this.ds.manager, scope, {
       status: query.status,
       subjectId: query.subject_id,
@@ -61,8 +61,8 @@ export class AdminService {
     return { jobs: rows.map(toJobItemDto), limit: query.limit, offset: query.offset };
   }
 
-  async tenantAudit(): Promise<TenantAuditDto> {
-    const counts = await this.repo.countNullTenantRows(this.ds.manager);
+  async tenantAudit(scope: OperatorScope): Promise<TenantAuditDto> {
+    const counts = await this.repo.countNullTenantRows(this.ds.manager, scope);
     const total = counts.episodes + counts.memories + counts.compile_jobs + counts.receipts;
     const guidance =
       total === 0
@@ -83,7 +83,7 @@ export class AdminService {
    * embedded engine) the only session. A subject without rows is a 404 before anything is
    * written. A reader that goes away mid-stream just ends the export.
    */
-  async exportSubject(scope: TenantScope, subjectId: string, out: Writable, opts: { end?: boolean } = {}): Promise<ExportCounts> {
+  async exportSubject(scope: OperatorScope, subjectId: string, out: Writable, opts: { end?: boolean } = {}): Promise<ExportCounts> {
     const counts: ExportCounts = { episodes: 0, memories: 0, receipts: 0 };
     const dir = await mkdtemp(join(tmpdir(), 'memsvc-export-'));
     const file = join(dir, 'document.json');
@@ -119,7 +119,7 @@ export class AdminService {
    * one transaction. With preserve_ids the ids are checked inside that transaction; a concurrent
    * import that takes an id first is reported the same way. Nothing is written on any rejection.
    */
-  async importDocument(document: unknown, options: ImportOptions): Promise<ImportResultDto> {
+  async importDocument(scope: OperatorScope, document: unknown, options: ImportOptions): Promise<ImportResultDto> {
     const verified = verifyDocument(document);
     if (!verified.ok) throw new AppError(verified.code, verified.message);
     const plan = planImport(verified.doc, { ...options, newId: randomUUID });
@@ -129,7 +129,7 @@ export class AdminService {
     try {
       await this.ds.transaction(async (em) => {
         if (plan.ids_preserved) {
-          const taken = await this.repo.existingIds(em, episodeIds, memoryIds);
+          const taken = await this.repo.existingIds(em, scope, episodeIds, memoryIds);
           if (taken.episodes.length > 0 || taken.memories.length > 0) {
             throw new AppError(ErrorCode.IdConflict, idConflictMessage(taken.episodes, taken.memories));
           }

@@ -3,7 +3,7 @@ import { EntityManager } from 'typeorm';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import type { SubjectKey } from 'src/common/db/subject-key';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeCursor, EpisodePageOptions } from './dto/episode.dto';
@@ -180,7 +180,7 @@ export class EpisodesRepository extends TenantScopedRepository {
     return this.scoped<EpisodeRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM episodes WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY created_at, seq`);
   }
 
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped(em, scope, (t) => sql`DELETE FROM episodes WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     return rows.length;
   }
@@ -190,7 +190,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * never snapshot copies) whose newest episode was created before `cutoff`: candidates of the
    * stale-subject cleanup (SubjectLifecycleService), which checks each again under its lock.
    */
-  async staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  async staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.scoped<SubjectKey>(em, scope, (t) => sql`
       SELECT tenant_id, subject_id FROM episodes
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
@@ -198,7 +198,7 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   /** When the subject's newest episode was created; null without episodes. */
-  async lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+  async lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
     const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import type { SubjectKey } from 'src/common/db/subject-key';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { isDatabaseUnavailable } from 'src/common/errors/database-unavailable';
 import { ErrorCode } from 'src/common/errors/error-codes';
@@ -175,16 +175,16 @@ export class EpisodesService {
     return this.repo.digests(em, scope, subjectId, opts);
   }
 
-  deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     return this.repo.deleteSubject(em, scope, subjectId);
   }
 
   /** Candidates of the stale-subject cleanup (see EpisodesRepository.staleSubjects). */
-  staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.repo.staleSubjects(em, scope, prefix, cutoff);
   }
 
-  lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+  lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
     return this.repo.lastActivity(em, scope, subjectId);
   }
 

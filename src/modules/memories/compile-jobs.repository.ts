@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { CompileJobRow } from 'src/modules/memories/compile-job.entity';
 
@@ -9,7 +9,7 @@ const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_
 
 /**
  * compile_jobs rows. Request paths use the caller's scope; the worker, the crons and the
- * operator CLI work across tenants (TenantScope.ALL) because a job carries its own tenant.
+ * operator CLI work across tenants (an OperatorScope) because a job carries its own tenant.
  */
 @Injectable()
 export class CompileJobsRepository extends TenantScopedRepository {
@@ -28,8 +28,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Takes up to `limit` pending jobs, oldest first; SKIP LOCKED lets every process claim concurrently. */
-  async claim(em: EntityManager, limit: number): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+  async claim(em: EntityManager, scope: OperatorScope, limit: number): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       -- MATERIALIZED: the LIMIT picks ids once. As a plain IN (subquery) the planner may rescan
       -- it per row (it does under row-level security), and SKIP LOCKED then claims a new job
       -- on every rescan: more than limit rows, the extra ones left running unseen.
@@ -47,8 +47,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** False when the job is no longer this run's (reset as orphaned and retaken, or deleted). */
   /** `memoryIds`: the first ones the job stored (the status echoes those); `created`: how many it stored. */
-  async complete(em: EntityManager, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
-    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+  async complete(em: EntityManager, scope: OperatorScope, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
+    const rows = await this.scoped(em, scope, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'completed', memories_created = ${created}, memory_ids = ${memoryIds}::uuid[],
           error = NULL, completed_at = now(), updated_at = now()
@@ -58,8 +58,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
     return rows.length > 0;
   }
 
-  async fail(em: EntityManager, job: CompileJobRow, error: string): Promise<boolean> {
-    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+  async fail(em: EntityManager, scope: OperatorScope, job: CompileJobRow, error: string): Promise<boolean> {
+    const rows = await this.scoped(em, scope, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'failed', error = ${error}, completed_at = now(), updated_at = now()
         WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
@@ -72,8 +72,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * Renews the lease of a job this run holds (updated_at is its heartbeat); false when the job
    * is no longer this run's.
    */
-  async renewLease(em: EntityManager, job: CompileJobRow): Promise<boolean> {
-    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+  async renewLease(em: EntityManager, scope: OperatorScope, job: CompileJobRow): Promise<boolean> {
+    const rows = await this.scoped(em, scope, (t) => sql`
       WITH renewed AS (
         UPDATE compile_jobs SET updated_at = now()
         WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
@@ -89,8 +89,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * that kills its process) becomes `failed` instead, with the reason as its error; operators
    * requeue it (`jobs requeue-failed`).
    */
-  async resetOrphaned(em: EntityManager, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+  async resetOrphaned(em: EntityManager, scope: OperatorScope, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       WITH reset AS (
         UPDATE compile_jobs SET
           status = CASE WHEN attempts >= ${maxAttempts} THEN 'failed' ELSE 'pending' END,
@@ -105,8 +105,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Failed jobs (all, or those with these ids) back to `pending` with a fresh attempt count. */
-  async requeueFailed(em: EntityManager, ids: string[] | null): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, TenantScope.ALL, (t) => sql`
+  async requeueFailed(em: EntityManager, scope: OperatorScope, ids: string[] | null): Promise<CompileJobRow[]> {
+    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       WITH requeued AS (
         UPDATE compile_jobs SET status = 'pending', attempts = 0, started_at = NULL, completed_at = NULL, updated_at = now()
         WHERE ${t()} AND status = 'failed' ${ids === null ? raw('') : sql`AND id = ANY(${ids}::uuid[])`}
@@ -115,8 +115,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Completed and failed jobs that finished more than `olderThanHours` ago. */
-  async deleteFinished(em: EntityManager, olderThanHours: number): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) => sql`
+  async deleteFinished(em: EntityManager, scope: OperatorScope, olderThanHours: number): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (
         DELETE FROM compile_jobs
         WHERE ${t()} AND status IN ('completed', 'failed') AND coalesce(completed_at, updated_at) < now() - make_interval(secs => ${olderThanHours * 3600})
@@ -125,7 +125,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
     return rows[0].n;
   }
 
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (DELETE FROM compile_jobs WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
@@ -133,14 +133,14 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Jobs per status, every tenant's (the /metrics scrape). */
-  async countsByStatus(em: EntityManager): Promise<Record<string, number>> {
-    const rows = await this.scoped<{ status: string; n: number }>(em, TenantScope.ALL, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
+  async countsByStatus(em: EntityManager, scope: OperatorScope): Promise<Record<string, number>> {
+    const rows = await this.scoped<{ status: string; n: number }>(em, scope, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
   /** Running jobs started over `minutes` ago whose lease lapsed, every tenant's (readiness). */
-  async countStuck(em: EntityManager, minutes: number, leaseMinutes: number): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) =>
+  async countStuck(em: EntityManager, scope: OperatorScope, minutes: number, leaseMinutes: number): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) =>
       sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})
         AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,
     );

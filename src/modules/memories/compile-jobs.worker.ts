@@ -5,7 +5,7 @@ import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { RequestContext } from 'src/common/context/request-context';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeCompile } from 'src/common/metrics/instrument';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { JOB_LEASE_MINUTES, JOB_LEASE_RENEW_MS, ORPHAN_MINUTES } from 'src/modules/ops/ops.service';
@@ -33,6 +33,8 @@ class JobLostError extends Error {}
 @Injectable()
 export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('compile-jobs');
+  /** The queue is every tenant's: a job carries its own tenant, and runs in that tenant's scope. */
+  private readonly queue = operatorScope();
   private readonly poller: PollingLoop;
   private readonly maintenance = [
     PollingLoop.every('reset orphaned compile jobs', this.logger, ORPHAN_SWEEP_MS, () => this.resetOrphaned()),
@@ -79,7 +81,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   async runOnce(): Promise<number> {
     let ran = 0;
     while (!this.poller.isStopping) {
-      const [job] = await this.jobs.claim(this.ds.manager, 1);
+      const [job] = await this.jobs.claim(this.ds.manager, this.queue, 1);
       if (!job) break;
       await this.runJob(job);
       ran++;
@@ -94,7 +96,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   async resetOrphaned(olderThanMinutes = ORPHAN_MINUTES): Promise<CompileJobRow[]> {
     const reset =
       (await tryWithLock(this.ds, AdvisoryLock.CompileJobsOrphans, (em) =>
-        this.jobs.resetOrphaned(em, olderThanMinutes, JOB_LEASE_MINUTES, this.config.compileJobMaxAttempts),
+        this.jobs.resetOrphaned(em, this.queue, olderThanMinutes, JOB_LEASE_MINUTES, this.config.compileJobMaxAttempts),
       )) ?? [];
     const failed = reset.filter((j) => j.status === 'failed');
     if (reset.length > failed.length) this.logger.warn({ job_ids: reset.filter((j) => j.status !== 'failed').map((j) => j.id) }, `reset ${reset.length - failed.length} orphaned compile job(s) to pending`);
@@ -106,7 +108,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
   async deleteExpired(): Promise<number> {
     const hours = this.config.compileJobRetentionHours;
     if (hours <= 0) return 0;
-    const deleted = (await tryWithLock(this.ds, AdvisoryLock.CompileJobsRetention, (em) => this.jobs.deleteFinished(em, hours))) ?? 0;
+    const deleted = (await tryWithLock(this.ds, AdvisoryLock.CompileJobsRetention, (em) => this.jobs.deleteFinished(em, this.queue, hours))) ?? 0;
     if (deleted > 0) this.logger.log(`deleted ${deleted} compile job(s) older than ${hours} h`);
     return deleted;
   }
@@ -115,7 +117,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
     // The lease: renewed while the job runs, so the orphan reset never takes a live job (a slow
     // model may take longer than the 30 minutes after which a silent job counts as orphaned).
     // Best effort: on the embedded engine a renewal waits for the connection between rounds.
-    const lease = setInterval(() => void this.jobs.renewLease(this.ds.manager, job).catch(() => undefined), JOB_LEASE_RENEW_MS);
+    const lease = setInterval(() => void this.jobs.renewLease(this.ds.manager, this.queue, job).catch(() => undefined), JOB_LEASE_RENEW_MS);
     lease.unref();
     try {
       await this.runJobInContext(job);
@@ -129,7 +131,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
       const scope = TenantScope.ofStored(job.tenant_id);
       try {
         const outcome = await observeCompile('async', job.id, () => this.pipeline.compileAndCommit(scope, job.subject_id, async (em, done) => {
-          if (!(await this.jobs.complete(em, job, done.echoed.map((r) => r.id), done.created))) throw new JobLostError();
+          if (!(await this.jobs.complete(em, this.queue, job, done.echoed.map((r) => r.id), done.created))) throw new JobLostError();
         }));
         const created = outcome.created;
         this.logger.log({ job_id: job.id, memories_created: created }, 'compile job completed');
@@ -140,7 +142,7 @@ export class CompileJobsWorker implements OnApplicationBootstrap, BeforeApplicat
         }
         const message = (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_CHARS) || 'compile failed';
         this.logger.error({ job_id: job.id, err: { type: (err as Error)?.constructor?.name, message } }, 'compile job failed');
-        await this.jobs.fail(this.ds.manager, job, message);
+        await this.jobs.fail(this.ds.manager, this.queue, job, message);
       }
     });
   }

@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { AppError } from 'src/common/errors/app-error';
 import { observeCompile } from 'src/common/metrics/instrument';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { TenantScope } from 'src/common/db/tenant-scope';
 import type { CompilerEpisode, ExistingMemory, MemoryCompiler } from 'src/compiler/compiler.types';
 import { restatedMemories } from 'src/compiler/memory-plan';
 import type { MemoryKind } from 'src/compiler/memory-kinds';
@@ -152,7 +152,7 @@ export class CompileService {
       await this.reads.wrote(scope, [subjectId]);
       outcome.created += round.length;
       outcome.echoed.push(...round.slice(0, COMPILE_ECHO_LIMIT - outcome.echoed.length));
-      await this.memoryEmbeddings.embedDeferred(round);
+      await this.memoryEmbeddings.embedDeferred(scope, round);
     }
   }
 

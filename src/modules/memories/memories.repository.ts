@@ -4,7 +4,7 @@ import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
 import type { SubjectKey } from 'src/common/db/subject-key';
 import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
@@ -100,7 +100,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * Serialises compiles (and deletion) of one subject across connections and processes until
    * the transaction ends. The key is the tenant and subject, so tenants never wait on each other.
    */
-  async lockSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
+  async lockSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<void> {
     await lockSubject(em, scope.tenantId, subjectId);
   }
 
@@ -386,7 +386,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** As EpisodesRepository.staleSubjects, by the newest memory update. */
-  async staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  async staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.scoped<SubjectKey>(em, scope, (t) => sql`
       SELECT tenant_id, subject_id FROM memories
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
@@ -394,12 +394,12 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** When one of the subject's memories was last updated; null without memories. */
-  async lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+  async lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
     const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(updated_at) AS last_at FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }
 
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);

@@ -5,7 +5,7 @@ import type { Ctx } from 'src/common/context/request-context';
 import { AppError } from 'src/common/errors/app-error';
 import { parseAsOf } from 'src/common/db/as-of';
 import type { SubjectKey } from 'src/common/db/subject-key';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { isMemoryKind } from 'src/compiler/memory-kinds';
 import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
@@ -104,7 +104,7 @@ export class MemoriesService {
    * Takes the subject's compile lock first, so a compile in flight commits before the delete
    * reads and none of its memories survive.
    */
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ memories: number; compileJobs: number }> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<{ memories: number; compileJobs: number }> {
     await this.repo.lockSubject(em, scope, subjectId);
     const memories = await this.repo.deleteSubject(em, scope, subjectId);
     const compileJobs = await this.jobs.deleteSubject(em, scope, subjectId);
@@ -112,11 +112,11 @@ export class MemoriesService {
   }
 
   /** Candidates of the stale-subject cleanup (see MemoriesRepository.staleSubjects). */
-  staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.repo.staleSubjects(em, scope, prefix, cutoff);
   }
 
-  lastActivity(em: EntityManager, scope: TenantScope, subjectId: string): Promise<Date | null> {
+  lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
     return this.repo.lastActivity(em, scope, subjectId);
   }
 

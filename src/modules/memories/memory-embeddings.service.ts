@@ -1,5 +1,6 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { TenantScope } from 'src/common/db/tenant-scope';
 import { EmbeddingsService } from 'src/modules/models/embeddings.service';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
@@ -38,13 +39,14 @@ export class MemoryEmbeddingsService {
    * storing the vectors (the database answering an error now) is logged and leaves them flagged
    * needs_embedding for the backfill; the caller still answers success for its write.
    */
-  async embedDeferred(rows: MemoryRow[]): Promise<void> {
+  async embedDeferred(scope: TenantScope, rows: MemoryRow[]): Promise<void> {
     const owed = rows.filter((r) => r.needs_embedding);
     if (!this.embeddings.remote || owed.length === 0) return;
     try {
       const vectors = await this.embeddings.embed(owed.map((r) => r.content));
       await this.embeddingRows.store(
         this.ds.manager,
+        scope,
         owed.map((r, i) => ({ id: r.id, embedding: vectors[i] })),
       );
     } catch (err) {

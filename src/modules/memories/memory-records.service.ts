@@ -4,7 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { hasRole } from 'src/common/auth/principal';
 import { RequestContext } from 'src/common/context/request-context';
 import type { Ctx } from 'src/common/context/request-context';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
@@ -116,7 +116,7 @@ export class MemoryRecordsService {
       const theirs = await this.repo.findByIdempotencyKey(this.ds.manager, ctx.scope, row.idempotency_key!);
       return theirs === null ? null : toMemoryDto(theirs);
     }
-    await this.memoryEmbeddings.embedDeferred([stored]);
+    await this.memoryEmbeddings.embedDeferred(ctx.scope, [stored]);
     return toMemoryDto(stored);
   }
 
@@ -169,7 +169,7 @@ export class MemoryRecordsService {
       await this.webhooks.enqueue(em, ctx.scope, 'memory.updated', eventData(inserted, { supersedes: [locked.id] }));
       return inserted;
     });
-    await this.memoryEmbeddings.embedDeferred([stored]);
+    await this.memoryEmbeddings.embedDeferred(ctx.scope, [stored]);
     return toMemoryDto(stored);
   }
 

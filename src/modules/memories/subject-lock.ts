@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { lockSubject } from 'src/common/db/advisory-locks';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope } from 'src/common/db/tenant-scope';
 
 /**
  * The subject's compile lock as other rooms take it (subject lifecycle, snapshot restore): the
@@ -10,7 +10,7 @@ import { TenantScope } from 'src/common/db/tenant-scope';
  */
 @Injectable()
 export class SubjectLock {
-  async lock(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
+  async lock(em: EntityManager, scope: AnyScope, subjectId: string): Promise<void> {
     await lockSubject(em, scope.tenantId, subjectId);
   }
 }

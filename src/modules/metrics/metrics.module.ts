@@ -1,4 +1,5 @@
 import { Module, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { DataSource } from 'typeorm';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
@@ -37,8 +38,8 @@ export class MetricsModule implements OnModuleInit, OnApplicationShutdown {
       queueCounts: async () => {
         if (!ds.isInitialized) throw new Error('database closed');
         return {
-          compile_jobs: await this.compileJobs.countsByStatus(),
-          webhook_events: await this.webhooks.countsByStatus(),
+          compile_jobs: await this.compileJobs.countsByStatus(operatorScope()),
+          webhook_events: await this.webhooks.countsByStatus(operatorScope()),
         };
       },
     };

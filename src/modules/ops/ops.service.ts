@@ -1,4 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { HealthCheckService, TypeOrmHealthIndicator } from '@nestjs/terminus';
 import { DataSource } from 'typeorm';
 import { KEY_RESOLVER } from 'src/common/auth/principal';
@@ -68,7 +69,7 @@ export class OpsService {
     const base = { engine: this.db.engine, vector: this.vector, auth };
     try {
       await this.health.check([() => this.typeorm.pingCheck('database', { connection: this.ds, timeout: PING_TIMEOUT_MS })]);
-      const stuck = await this.compileJobs.countStuck(ORPHAN_MINUTES, JOB_LEASE_MINUTES);
+      const stuck = await this.compileJobs.countStuck(operatorScope(), ORPHAN_MINUTES, JOB_LEASE_MINUTES);
       const replicas = this.reads.enabled ? this.reads.status() : undefined;
       const degraded = stuck > 0 || (replicas ?? []).some((r) => r.state !== 'ok');
       return {

@@ -1,6 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Query } from '@nestjs/common';
 import { ApiOkResponse, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
 import { PolicyBundleDto, PolicyDeletedDto, PolicyTenantQueryDto, PutPolicyBodyDto } from './dto/policy.dto';
@@ -23,14 +23,14 @@ export class PolicyController {
   @ApiOkResponse({ type: PolicyBundleDto })
   @ApiResponse({ status: 422, description: 'invalid_policy (details.line) or validation_error', type: ErrorEnvelopeDto })
   put(@Query() query: PolicyTenantQueryDto, @Body() body: PutPolicyBodyDto): Promise<PolicyBundleDto> {
-    return this.policy.put(TenantScope.operator(query.tenant_id), body.yaml);
+    return this.policy.put(operatorScope(query.tenant_id), body.yaml);
   }
 
   /** The bundle in force; 404 when there is none. */
   @Get()
   @ApiOkResponse({ type: PolicyBundleDto })
   get(@Query() query: PolicyTenantQueryDto): Promise<PolicyBundleDto> {
-    return this.policy.get(TenantScope.operator(query.tenant_id));
+    return this.policy.get(operatorScope(query.tenant_id));
   }
 
   /** Remove the bundle: nothing is filtered and receipts follow the RECEIPTS setting. Emits `policy.updated`. */
@@ -38,6 +38,6 @@ export class PolicyController {
   @HttpCode(200)
   @ApiOkResponse({ type: PolicyDeletedDto })
   delete(@Query() query: PolicyTenantQueryDto): Promise<PolicyDeletedDto> {
-    return this.policy.delete(TenantScope.operator(query.tenant_id));
+    return this.policy.delete(operatorScope(query.tenant_id));
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { metrics } from 'src/common/metrics/metrics';
@@ -84,7 +84,7 @@ export class PolicyService {
 
   // Operator endpoints (PUT/GET/DELETE /admin/policy).
 
-  async get(scope: TenantScope): Promise<PolicyBundleDto> {
+  async get(scope: OperatorScope): Promise<PolicyBundleDto> {
     const row = await this.repo.find(this.ds.manager, scope);
     if (row === null) throw AppError.notFound(`No policy bundle for ${scope.tenantId === null ? 'this service' : `tenant ${JSON.stringify(scope.tenantId)}`}.`);
     return toPolicyBundleDto(row, parsePolicyBundle(row.yaml));
@@ -94,7 +94,7 @@ export class PolicyService {
    * Validates, then stores and emits `policy.updated` in one transaction. An invalid bundle is
    * a 422 naming the line, and the previous bundle stays in force.
    */
-  async put(scope: TenantScope, yaml: string): Promise<PolicyBundleDto> {
+  async put(scope: OperatorScope, yaml: string): Promise<PolicyBundleDto> {
     if (Buffer.byteLength(yaml, 'utf8') > MAX_POLICY_BYTES) throw AppError.validation(['body', 'yaml'], `a policy bundle is at most ${MAX_POLICY_BYTES} bytes`);
     let bundle: PolicyBundle;
     try {
@@ -113,7 +113,7 @@ export class PolicyService {
     return toPolicyBundleDto(row, bundle);
   }
 
-  async delete(scope: TenantScope): Promise<{ deleted: boolean }> {
+  async delete(scope: OperatorScope): Promise<{ deleted: boolean }> {
     const deleted = await this.ds.transaction(async (em) => {
       const gone = await this.repo.delete(em, scope);
       if (gone) await this.webhooks.enqueue(em, scope, 'policy.updated', { tenant_id: scope.tenantId, policy_bundle_hash: null, mode: null, rules: 0, deleted: true });

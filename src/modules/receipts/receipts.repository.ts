@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { ReceiptBody } from './receipt-body';
 
@@ -77,7 +77,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
     return { bodies: page.map((r) => parseBody(r.body)), more: rows.length > page.length };
   }
 
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH gone AS (DELETE FROM receipts WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);

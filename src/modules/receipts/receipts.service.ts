@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { monotonicFactory } from 'ulid';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { metrics } from 'src/common/metrics/metrics';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -237,7 +237,7 @@ export class ReceiptsService {
   }
 
   /** DELETE /v1/subjects/{id}, inside its transaction. */
-  deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
     return this.repo.deleteSubject(em, scope, subjectId);
   }
 }

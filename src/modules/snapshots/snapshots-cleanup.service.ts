@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import { AdvisoryLock, tryXactLock } from 'src/common/db/advisory-locks';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { OperatorScope, operatorScope } from 'src/common/db/tenant-scope';
 import { SubjectLifecycleService } from 'src/modules/subjects/subject-lifecycle.service';
 import { DEFAULT_CLEANUP_MAX_AGE_HOURS, DEFAULT_CLEANUP_PREFIX } from './dto/cleanup.dto';
 
@@ -31,7 +31,7 @@ export class SnapshotsCleanupService {
    * `maxAgeHours` (never `_snapshot/` ones): episodes, memories, compile jobs, resolutions and
    * cached health. An age reaching before year 1 matches nothing. Returns the subjects removed.
    */
-  cleanup(scope: TenantScope, prefix: string, maxAgeHours: number): Promise<number> {
+  cleanup(scope: OperatorScope, prefix: string, maxAgeHours: number): Promise<number> {
     return this.run(scope, prefix, maxAgeHours, false).then((n) => n ?? 0);
   }
 
@@ -40,10 +40,10 @@ export class SnapshotsCleanupService {
    * under the cluster's cleanup lock so that one replica does it; null when another holds it.
    */
   scheduledCleanup(): Promise<number | null> {
-    return this.run(TenantScope.ALL, DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, true);
+    return this.run(operatorScope(), DEFAULT_CLEANUP_PREFIX, DEFAULT_CLEANUP_MAX_AGE_HOURS, true);
   }
 
-  private async run(scope: TenantScope, prefix: string, maxAgeHours: number, clusterLock: boolean): Promise<number | null> {
+  private async run(scope: OperatorScope, prefix: string, maxAgeHours: number, clusterLock: boolean): Promise<number | null> {
     const cutoffMs = Date.now() - maxAgeHours * 3_600_000;
     if (!(cutoffMs > EARLIEST_MS)) return 0;
     const cutoff = new Date(cutoffMs);
@@ -53,7 +53,7 @@ export class SnapshotsCleanupService {
       const done = await this.ds.transaction(async (em: EntityManager) => {
         if (clusterLock && !(await tryXactLock(em, AdvisoryLock.SnapshotsCleanup))) return null;
         pending ??= await this.lifecycle.staleSubjects(em, scope, prefix, cutoff);
-        for (const key of pending.splice(0, CLEANUP_BATCH)) if (await this.lifecycle.eraseIfStale(em, key, cutoff)) erased++;
+        for (const key of pending.splice(0, CLEANUP_BATCH)) if (await this.lifecycle.eraseIfStale(em, scope, key, cutoff)) erased++;
         return pending.length === 0;
       });
       if (done === null) return pending === null ? null : erased;

@@ -1,6 +1,6 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
 import { ApiNotFoundResponse, ApiOkResponse, ApiTags } from '@nestjs/swagger';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorator';
 import { CleanupQueryDto, CleanupResultDto } from './dto/cleanup.dto';
@@ -28,7 +28,7 @@ export class SnapshotsController {
   @Get('snapshots')
   @ApiOkResponse({ type: SnapshotListDto })
   list(@Query() query: TenantFilterQueryDto): Promise<SnapshotListDto> {
-    return this.snapshots.list(TenantScope.operator(query.tenant_id));
+    return this.snapshots.list(operatorScope(query.tenant_id));
   }
 
   /** Restores the latest version of a named snapshot into `target_subject_id`. */
@@ -36,7 +36,7 @@ export class SnapshotsController {
   @HttpCode(200)
   @ApiOkResponse({ type: RestoreResultDto })
   restoreByName(@Query() query: TenantFilterQueryDto, @Body() body: RestoreByNameDto): Promise<RestoreResultDto> {
-    return this.snapshots.restoreByName(TenantScope.operator(query.tenant_id), body.name, body.target_subject_id);
+    return this.snapshots.restoreByName(operatorScope(query.tenant_id), body.name, body.target_subject_id);
   }
 
   /** Restores one snapshot into `target_subject_id`: new ids, timestamps shifted so its newest episode is now. */
@@ -44,7 +44,7 @@ export class SnapshotsController {
   @HttpCode(200)
   @ApiOkResponse({ type: RestoreResultDto })
   restore(@Param() params: SnapshotIdParamDto, @Query() query: TenantFilterQueryDto, @Body() body: RestoreSnapshotDto): Promise<RestoreResultDto> {
-    return this.snapshots.restoreById(TenantScope.operator(query.tenant_id), params.snapshot_id, body.target_subject_id);
+    return this.snapshots.restoreById(operatorScope(query.tenant_id), params.snapshot_id, body.target_subject_id);
   }
 
   /**
@@ -55,6 +55,6 @@ export class SnapshotsController {
   @HttpCode(200)
   @ApiOkResponse({ type: CleanupResultDto })
   async cleanup(@Query() query: CleanupQueryDto): Promise<CleanupResultDto> {
-    return { subjects_cleaned: await this.cleanups.cleanup(TenantScope.operator(query.tenant_id), query.prefix, query.max_age_hours) };
+    return { subjects_cleaned: await this.cleanups.cleanup(operatorScope(query.tenant_id), query.prefix, query.max_age_hours) };
   }
 }

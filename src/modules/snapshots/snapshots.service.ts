@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { ReadRouter } from 'src/db/read-replicas';
 import { RestoreResultDto, SnapshotDto, SnapshotListDto, toSnapshotDto } from './dto/snapshot.dto';
@@ -30,11 +30,11 @@ export class SnapshotsService {
    * records the snapshot row, in one transaction. Operator-only: the contract has no endpoint
    * for it (see the `snapshot create` CLI command). An empty subject is a not_found.
    */
-  async create(scope: TenantScope, subjectId: string, name: string, metadata: Record<string, unknown> = {}): Promise<SnapshotDto> {
+  async create(scope: OperatorScope, subjectId: string, name: string, metadata: Record<string, unknown> = {}): Promise<SnapshotDto> {
     checkSnapshotName(name);
     if (subjectId.startsWith(SNAPSHOT_SUBJECT_PREFIX)) throw new Error('a _snapshot/ subject cannot itself be snapshotted');
     const row = await this.ds.transaction(async (em) => {
-      const version = await this.repo.nextVersion(em, name);
+      const version = await this.repo.nextVersion(em, scope, name);
       const snapshotSubject = `${SNAPSHOT_SUBJECT_PREFIX}${name}/v${version}`;
       const copied = await this.repo.copySubject(em, scope, subjectId, snapshotSubject);
       if (copied.episodes === 0 && copied.memories === 0) {
@@ -53,11 +53,11 @@ export class SnapshotsService {
     return toSnapshotDto(row);
   }
 
-  async list(scope: TenantScope): Promise<SnapshotListDto> {
+  async list(scope: OperatorScope): Promise<SnapshotListDto> {
     return { snapshots: (await this.repo.list(this.ds.manager, scope)).map(toSnapshotDto) };
   }
 
-  restoreById(scope: TenantScope, snapshotId: string, targetSubjectId: string): Promise<RestoreResultDto> {
+  restoreById(scope: OperatorScope, snapshotId: string, targetSubjectId: string): Promise<RestoreResultDto> {
     return this.restore(targetSubjectId, async (em) => {
       const snapshot = await this.repo.findById(em, scope, snapshotId);
       if (!snapshot) throw AppError.notFound(`Snapshot ${snapshotId} not found.`);
@@ -65,7 +65,7 @@ export class SnapshotsService {
     });
   }
 
-  restoreByName(scope: TenantScope, name: string, targetSubjectId: string): Promise<RestoreResultDto> {
+  restoreByName(scope: OperatorScope, name: string, targetSubjectId: string): Promise<RestoreResultDto> {
     return this.restore(targetSubjectId, async (em) => {
       const snapshot = await this.repo.findLatestByName(em, scope, name);
       if (!snapshot) throw AppError.notFound(`No snapshot named ${JSON.stringify(name)}.`);

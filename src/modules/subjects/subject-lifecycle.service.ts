@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import type { SubjectKey } from 'src/common/db/subject-key';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
@@ -36,7 +36,7 @@ export class SubjectLifecycleService {
   ) {}
 
   /** Takes the subject's compile lock until `em`'s transaction ends (before a restore writes into it). */
-  lock(em: EntityManager, scope: TenantScope, subjectId: string): Promise<void> {
+  lock(em: EntityManager, scope: AnyScope, subjectId: string): Promise<void> {
     return this.subjectLock.lock(em, scope, subjectId);
   }
 
@@ -46,7 +46,7 @@ export class SubjectLifecycleService {
    * `em`'s transaction, under the subject's lock (memories first: MemoriesService.deleteSubject
    * takes it). Stored events and notices are the caller's (SubjectsService.delete).
    */
-  async erase(em: EntityManager, scope: TenantScope, subjectId: string): Promise<ErasedSubject> {
+  async erase(em: EntityManager, scope: AnyScope, subjectId: string): Promise<ErasedSubject> {
     const memories = await this.memories.deleteSubject(em, scope, subjectId);
     const episodes = await this.episodes.deleteSubject(em, scope, subjectId);
     const support = await this.support.deleteSubject(em, scope, subjectId);
@@ -59,7 +59,7 @@ export class SubjectLifecycleService {
    * latest episode created_at or memory updated_at — is before `cutoff`, as (tenant, subject)
    * pairs. Subjects with only side-table rows have no age and are never candidates.
    */
-  async staleSubjects(em: EntityManager, scope: TenantScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  async staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     const found = new Map<string, SubjectKey>();
     for (const key of [...(await this.episodes.staleSubjects(em, scope, prefix, cutoff)), ...(await this.memories.staleSubjects(em, scope, prefix, cutoff))]) {
       found.set(JSON.stringify([key.tenant_id, key.subject_id]), key);
@@ -71,10 +71,10 @@ export class SubjectLifecycleService {
    * Erases one stale subject inside `em`'s transaction: takes its lock, then checks again that
    * its newest activity is still before `cutoff` (an episode or a compile may have landed since
    * it was listed). The subject's own tenant only: a NULL-tenant subject is not another
-   * tenant's subject of the same id (TenantScope.ofRow). True when it was erased.
+   * tenant's subject of the same id (OperatorScope.ofRow). True when it was erased.
    */
-  async eraseIfStale(em: EntityManager, key: SubjectKey, cutoff: Date): Promise<boolean> {
-    const scope = TenantScope.ofRow(key.tenant_id);
+  async eraseIfStale(em: EntityManager, operator: OperatorScope, key: SubjectKey, cutoff: Date): Promise<boolean> {
+    const scope = operator.ofRow(key.tenant_id);
     await this.lock(em, scope, key.subject_id);
     const times = [await this.episodes.lastActivity(em, scope, key.subject_id), await this.memories.lastActivity(em, scope, key.subject_id)].filter((d): d is Date => d !== null);
     if (times.length === 0 || times.some((d) => d.getTime() >= cutoff.getTime())) return false;

@@ -1,5 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -49,7 +50,7 @@ export class HealthMarksSweeper implements OnApplicationBootstrap, BeforeApplica
     if (this.stopped) return Promise.resolve(0);
     return this.flight.run(async () => {
       try {
-        const n = await this.support.sweepHealthMarks(olderThanMs);
+        const n = await this.support.sweepHealthMarks(operatorScope(), olderThanMs);
         if (n > 0) this.logger.log(`recomputed the health of ${n} subject(s) marked by an ingestion nobody refreshed`);
         return n;
       } catch (err) {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { ResolutionRow } from './dto/resolution.dto';
 import type { HealthFactor, HealthState, ResolutionStatus } from './support.types';
@@ -106,7 +106,7 @@ export class SupportRepository extends TenantScopedRepository {
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${health.subject_id}`);
   }
 
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
     const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     await this.takeRefreshMark(em, scope, subjectId);
@@ -118,15 +118,15 @@ export class SupportRepository extends TenantScopedRepository {
    * an ingestion still holding the mark makes this wait for its commit, so the inputs read next
    * include its episodes. Returns whether there was one.
    */
-  async takeRefreshMark(em: EntityManager, scope: TenantScope, subjectId: string): Promise<boolean> {
+  async takeRefreshMark(em: EntityManager, scope: AnyScope, subjectId: string): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       DELETE FROM health_refresh_marks WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} RETURNING 1`);
     return rows.length > 0;
   }
 
   /** Marks older than `olderThanMs`, oldest first: recomputations nobody ran (the process died). */
-  async staleRefreshMarks(em: EntityManager, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
-    return this.scoped(em, TenantScope.ALL, (t) => sql`
+  async staleRefreshMarks(em: EntityManager, operator: OperatorScope, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
+    return this.scoped(em, operator, (t) => sql`
       SELECT tenant_id, subject_id FROM health_refresh_marks
       WHERE ${t()} AND marked_at <= now() - make_interval(secs => ${olderThanMs / 1000})
       ORDER BY marked_at

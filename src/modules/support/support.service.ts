@@ -3,7 +3,7 @@ import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@ne
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { isReservedSubject } from 'src/common/auth/reserved-subjects';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
@@ -105,8 +105,8 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    * transaction; returns how many were recomputed. A subject recomputed twice (by this sweep and
    * by the live refresh of another process) emits its event once: the cache row lock decides.
    */
-  async sweepHealthMarks(olderThanMs: number, limit = HEALTH_SWEEP_BATCH): Promise<number> {
-    const marks = await this.repo.staleRefreshMarks(this.ds.manager, olderThanMs, limit);
+  async sweepHealthMarks(operator: OperatorScope, olderThanMs: number, limit = HEALTH_SWEEP_BATCH): Promise<number> {
+    const marks = await this.repo.staleRefreshMarks(this.ds.manager, operator, olderThanMs, limit);
     let done = 0;
     for (const mark of marks) {
       try {
@@ -215,7 +215,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   // For other modules, inside their transactions.
 
   /** Removes the subject's resolutions and cached health (DELETE /v1/subjects/{id}). */
-  async deleteSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<{ resolutions_deleted: number; health_cache_deleted: number }> {
+  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<{ resolutions_deleted: number; health_cache_deleted: number }> {
     const deleted = await this.repo.deleteSubject(em, scope, subjectId);
     return { resolutions_deleted: deleted.resolutions, health_cache_deleted: deleted.healthCache };
   }

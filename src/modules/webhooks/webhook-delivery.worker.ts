@@ -2,6 +2,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { RequestContext } from 'src/common/context/request-context';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { observeWebhookOutcome, observeWebhookPost } from 'src/common/metrics/instrument';
 import { SERVICE_VERSION } from 'src/common/version';
@@ -34,6 +35,8 @@ export const WEBHOOK_USER_AGENT = `memory-service-webhooks/${SERVICE_VERSION}`;
 @Injectable()
 export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeApplicationShutdown {
   private readonly logger = new Logger('webhooks');
+  /** The outbox is every tenant's: an event carries its own tenant (sent in its header). */
+  private readonly outbox = operatorScope();
   private readonly inFlight = new Set<AbortController>();
   private readonly poller: PollingLoop;
 
@@ -79,7 +82,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
    */
   async runOnce(): Promise<number> {
     if (this.config.webhookUrl === '') return 0;
-    const rows = await this.repo.claimDue(this.ds.manager, BATCH_SIZE, this.leaseMs);
+    const rows = await this.repo.claimDue(this.ds.manager, this.outbox, BATCH_SIZE, this.leaseMs);
     await Promise.all(rows.map((row) => this.deliver(row)));
     return rows.length;
   }
@@ -91,7 +94,7 @@ export class WebhookDeliveryWorker implements OnApplicationBootstrap, BeforeAppl
       if (result === null) return;
       const attempts = row.attempts + 1;
       const step = nextDeliveryStep(result, attempts, this.policy);
-      const recorded = await this.repo.recordAttempt(this.ds.manager, row.id, row.attempts, step);
+      const recorded = await this.repo.recordAttempt(this.ds.manager, this.outbox, row.id, row.attempts, step);
       const meta = { event_id: row.id, event: row.event, attempts, status: step.status, status_code: step.statusCode };
       if (recorded) observeWebhookOutcome(step.status);
       if (!recorded) this.logger.warn(meta, 'webhook attempt not recorded: the row changed while it was being delivered');

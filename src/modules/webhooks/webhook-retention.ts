@@ -1,6 +1,7 @@
 import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBootstrap, Optional } from '@nestjs/common';
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { AdvisoryLock, tryWithLock } from 'src/common/db/advisory-locks';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
@@ -71,7 +72,7 @@ export class WebhookRetention implements OnApplicationBootstrap, BeforeApplicati
     for (const [status, days] of plan) {
       if (days <= 0) continue;
       for (let batch = 0; batch < maxBatches && !this.stopping; batch++) {
-        const n = await tryWithLock(this.ds, AdvisoryLock.WebhookRetention, (em) => this.repo.pruneBatch(em, status, days, batchSize));
+        const n = await tryWithLock(this.ds, AdvisoryLock.WebhookRetention, (em) => this.repo.pruneBatch(em, operatorScope(), status, days, batchSize));
         // Another replica is pruning: it carries on from here.
         if (n === null) return result.delivered + result.dead_letter > 0 ? result : null;
         result[status] += n;

@@ -1,4 +1,5 @@
 import { Body, Controller, Get, HttpCode, Param, Post, Query } from '@nestjs/common';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
 import { ReqCtx } from 'src/common/context/ctx.decorator';
 import type { Ctx } from 'src/common/context/request-context';
@@ -26,7 +27,7 @@ export class WebhooksAdminController {
   @Get('stats')
   @ApiOkResponse({ type: WebhookStatsDto })
   stats(@ReqCtx() ctx: Ctx, @Query() query: WebhookStatsQueryDto): Promise<WebhookStatsDto> {
-    return this.webhooks.stats(ctx, query.tenant_id);
+    return this.webhooks.stats(ctx, operatorScope(query.tenant_id));
   }
 
   /** Puts dead letters (all, or the listed ones) back in the queue with their attempts reset. */
@@ -34,7 +35,7 @@ export class WebhooksAdminController {
   @HttpCode(200)
   @ApiOkResponse({ type: RequeueDeadLettersResultDto })
   requeue(@ReqCtx() ctx: Ctx, @Body() dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
-    return this.webhooks.requeueDeadLetters(ctx, dto);
+    return this.webhooks.requeueDeadLetters(ctx, operatorScope(dto.tenant_id), dto);
   }
 
   /** Delivery status of one event. A malformed id is a 422, an unknown one a 404 `not_found`. */
@@ -42,6 +43,6 @@ export class WebhooksAdminController {
   @ApiOkResponse({ type: WebhookEventDto })
   @ApiErrors({ status: 404, description: 'not_found' })
   event(@ReqCtx() ctx: Ctx, @Param() params: WebhookEventIdParamDto): Promise<WebhookEventDto> {
-    return this.webhooks.getEvent(ctx, params.event_id);
+    return this.webhooks.getEvent(ctx, operatorScope(), params.event_id);
   }
 }

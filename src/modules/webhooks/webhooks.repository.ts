@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { WebhookEventEntity } from './webhook-event.entity';
 
@@ -35,7 +35,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * created_at is the wall clock at insert, not the transaction start (now()), so events of
    * concurrent transactions are ordered as they happened, and a batch keeps its order.
    */
-  async insert(em: EntityManager, scope: TenantScope, rows: NewWebhookEvent[]): Promise<void> {
+  async insert(em: EntityManager, scope: AnyScope, rows: NewWebhookEvent[]): Promise<void> {
     if (rows.length === 0) return;
     await this.stamped(em, scope, (tenantId) => sql`
       INSERT INTO webhook_events (tenant_id, event, payload, created_at, next_attempt_at)
@@ -68,8 +68,8 @@ export class WebhooksRepository extends TenantScopedRepository {
    * other workers; SKIP LOCKED lets concurrent claims pass each other instead of queueing, and
    * a claim whose lease ran out (its process died) is taken again.
    */
-  async claimDue(em: EntityManager, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
-    return this.scoped<WebhookEventRow>(em, TenantScope.ALL, (t) => sql`
+  async claimDue(em: EntityManager, scope: OperatorScope, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
+    return this.scoped<WebhookEventRow>(em, scope, (t) => sql`
       -- Wrapped so the batch comes back oldest first (UPDATE … RETURNING has no order).
       -- MATERIALIZED: the LIMIT picks ids once; a rescanned IN (subquery), as the planner may
       -- choose under row-level security, would lease a new batch on every rescan.
@@ -91,10 +91,10 @@ export class WebhooksRepository extends TenantScopedRepository {
    * Records one attempt. The `attempts` guard makes a late writer (whose lease expired and whose
    * row another worker already retried) a no-op instead of overwriting the newer result.
    */
-  async recordAttempt(em: EntityManager, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
+  async recordAttempt(em: EntityManager, scope: OperatorScope, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
     const error = outcome.status === 'delivered' ? null : outcome.error;
     const delayMs = outcome.status === 'pending' ? outcome.delayMs : 0;
-    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+    const rows = await this.scoped(em, scope, (t) => sql`
       UPDATE webhook_events SET
         attempts = attempts + 1,
         status = ${outcome.status},
@@ -108,7 +108,7 @@ export class WebhooksRepository extends TenantScopedRepository {
     return rows.length === 1;
   }
 
-  async findById(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookEventRow | null> {
+  async findById(em: EntityManager, scope: OperatorScope, id: string): Promise<WebhookEventRow | null> {
     const rows = await this.scoped<WebhookEventRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
@@ -119,7 +119,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * queue, not the outbox; delivered events, most of the table, are read from
    * webhook_event_counts, which triggers keep (migration 0015).
    */
-  async counts(em: EntityManager, scope: TenantScope): Promise<WebhookCounts> {
+  async counts(em: EntityManager, scope: OperatorScope): Promise<WebhookCounts> {
     const [open] = await this.scoped<Omit<WebhookCounts, 'delivered'>>(em, scope, (t) => sql`
       SELECT
         count(*) FILTER (WHERE status = 'pending')::int AS pending,
@@ -139,9 +139,9 @@ export class WebhooksRepository extends TenantScopedRepository {
    * is only claimed once due), so it bounds delivered_at from below and lets the due index
    * find candidates; delivered events are then cut at their delivered_at exactly.
    */
-  async pruneBatch(em: EntityManager, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
+  async pruneBatch(em: EntityManager, scope: OperatorScope, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
     const cutoff = sql`now() - make_interval(secs => ${olderThanDays * 86_400})`;
-    const rows = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) => sql`
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH gone AS (
         DELETE FROM webhook_events WHERE id IN (
           SELECT id FROM webhook_events
@@ -159,7 +159,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * status code stay until the next attempt replaces them, so the operator still sees why.
    * `ids` null means every dead letter in scope; `limit` bounds one statement (the CLI batches).
    */
-  async requeueDead(em: EntityManager, scope: TenantScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
+  async requeueDead(em: EntityManager, scope: OperatorScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
     const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
       UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = now(), locked_until = NULL
       WHERE ${t()} AND id IN (

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
@@ -32,11 +32,11 @@ export class WebhooksService implements OnApplicationBootstrap {
     return this.config.webhookUrl !== '';
   }
 
-  async enqueue(em: EntityManager, scope: TenantScope, event: WebhookEventName, data: Record<string, unknown>): Promise<void> {
+  async enqueue(em: EntityManager, scope: AnyScope, event: WebhookEventName, data: Record<string, unknown>): Promise<void> {
     await this.enqueueMany(em, scope, [{ event, data }]);
   }
 
-  async enqueueMany(em: EntityManager, scope: TenantScope, events: { event: WebhookEventName; data: Record<string, unknown> }[]): Promise<void> {
+  async enqueueMany(em: EntityManager, scope: AnyScope, events: { event: WebhookEventName; data: Record<string, unknown> }[]): Promise<void> {
     if (!this.enabled || events.length === 0) return;
     const timestamp = new Date().toISOString();
     await this.repo.insert(
@@ -54,8 +54,8 @@ export class WebhooksService implements OnApplicationBootstrap {
   // Operator views (contract "Operator endpoints": filtered by an explicit tenant_id, never
   // restricted by the caller's tenant).
 
-  async stats(_ctx: Ctx, tenantId?: string): Promise<WebhookStatsDto> {
-    const c = await this.repo.counts(this.ds.manager, TenantScope.operator(tenantId));
+  async stats(_ctx: Ctx, scope: OperatorScope): Promise<WebhookStatsDto> {
+    const c = await this.repo.counts(this.ds.manager, scope);
     const age = c.oldest_pending_age_seconds;
     return {
       pending: c.pending,
@@ -67,19 +67,19 @@ export class WebhooksService implements OnApplicationBootstrap {
   }
 
   /** Outbox rows per status for the /metrics gauge, every tenant; as cheap as `stats`. */
-  async countsByStatus(): Promise<Record<'pending' | 'delivered' | 'dead_letter', number>> {
-    const c = await this.repo.counts(this.ds.manager, TenantScope.ALL);
+  async countsByStatus(scope: OperatorScope): Promise<Record<'pending' | 'delivered' | 'dead_letter', number>> {
+    const c = await this.repo.counts(this.ds.manager, scope);
     return { pending: c.pending, delivered: c.delivered, dead_letter: c.dead_letter };
   }
 
-  async getEvent(_ctx: Ctx, id: string): Promise<WebhookEventDto> {
-    const row = await this.repo.findById(this.ds.manager, TenantScope.ALL, id);
+  async getEvent(_ctx: Ctx, scope: OperatorScope, id: string): Promise<WebhookEventDto> {
+    const row = await this.repo.findById(this.ds.manager, scope, id);
     if (!row) throw AppError.notFound(`Webhook event ${id} not found.`);
     return toWebhookEventDto(row);
   }
 
-  async requeueDeadLetters(_ctx: Ctx, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
-    const ids = await this.repo.requeueDead(this.ds.manager, TenantScope.operator(dto.tenant_id), dto.event_ids ?? null);
+  async requeueDeadLetters(_ctx: Ctx, scope: OperatorScope, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
+    const ids = await this.repo.requeueDead(this.ds.manager, scope, dto.event_ids ?? null);
     return { requeued: ids.length };
   }
 
@@ -87,7 +87,7 @@ export class WebhooksService implements OnApplicationBootstrap {
    * The CLI's redrive: the same re-queue in batches, so a large dead-letter queue is not one
    * long-locking statement and the operator sees progress.
    */
-  async requeueDeadLettersInBatches(scope: TenantScope, ids: string[] | null, onBatch: (batch: number, total: number) => void, batchSize = 500): Promise<number> {
+  async requeueDeadLettersInBatches(scope: OperatorScope, ids: string[] | null, onBatch: (batch: number, total: number) => void, batchSize = 500): Promise<number> {
     let total = 0;
     for (;;) {
       const batch = await this.repo.requeueDead(this.ds.manager, scope, ids, batchSize);

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { EntityManager } from 'typeorm';
 import { raw, sql } from 'src/common/db/sql';
-import { TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 
 export interface PendingEmbedding {
@@ -13,7 +13,7 @@ export interface PendingEmbedding {
 
 /**
  * Memories stored without an embedding because the provider failed (needs_embedding). The
- * backfill works across tenants (TenantScope.ALL): a memory carries its own tenant, and an
+ * backfill works across tenants (an OperatorScope): a memory carries its own tenant, and an
  * embedding is no tenant's business. Reads follow ix_memories_needs_embedding (created_at).
  */
 @Injectable()
@@ -21,8 +21,8 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
   protected readonly table = 'memories';
 
   /** The next `limit` flagged memories after the cursor (created_at, id), oldest first; deleted ones are skipped. */
-  async pending(em: EntityManager, limit: number, after: { cursor: string; id: string } | null): Promise<PendingEmbedding[]> {
-    return this.scoped<PendingEmbedding>(em, TenantScope.ALL, (t) => sql`
+  async pending(em: EntityManager, scope: OperatorScope, limit: number, after: { cursor: string; id: string } | null): Promise<PendingEmbedding[]> {
+    return this.scoped<PendingEmbedding>(em, scope, (t) => sql`
       SELECT id, content, created_at::text AS cursor FROM memories
       WHERE ${t()} AND needs_embedding AND status <> 'deleted'
         ${after === null ? raw('') : sql`AND (created_at, id) > (${after.cursor}::timestamptz, ${after.id}::uuid)`}
@@ -30,8 +30,8 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
       LIMIT ${limit}`);
   }
 
-  async countPending(em: EntityManager): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, TenantScope.ALL, (t) => sql`
+  async countPending(em: EntityManager, scope: OperatorScope): Promise<number> {
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       SELECT count(*)::int AS n FROM memories WHERE ${t()} AND needs_embedding AND status <> 'deleted'`);
     return row.n;
   }
@@ -40,9 +40,9 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
    * Stores vectors (null: the text had nothing to embed) and clears the flag. Only rows still
    * flagged change, so a second backfill racing this one cannot overwrite newer work.
    */
-  async store(em: EntityManager, items: { id: string; embedding: number[] | null }[]): Promise<number> {
+  async store(em: EntityManager, scope: AnyScope, items: { id: string; embedding: number[] | null }[]): Promise<number> {
     if (items.length === 0) return 0;
-    const rows = await this.scoped(em, TenantScope.ALL, (t) => sql`
+    const rows = await this.scoped(em, scope, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET embedding = x.embedding, needs_embedding = false
         FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS x(id uuid, embedding real[])

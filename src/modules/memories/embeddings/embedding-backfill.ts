@@ -11,6 +11,7 @@ import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnApplicationBoo
 import { SchedulerRegistry } from '@nestjs/schedule';
 import { DataSource } from 'typeorm';
 import { AdvisoryLock, withSessionLock } from 'src/common/db/advisory-locks';
+import { operatorScope } from 'src/common/db/tenant-scope';
 import { PollingLoop } from 'src/common/jobs/polling-loop';
 import { SingleFlight } from 'src/common/jobs/single-flight';
 import { APP_CONFIG } from 'src/config/app-config';
@@ -60,14 +61,16 @@ export async function withBackfillLock<T>(ds: DataSource, dedicatedConnection: b
 }
 
 export async function runBackfill(ds: DataSource, repo: EmbeddingBackfillRepository, provider: EmbeddingProvider, opts: BackfillOptions): Promise<BackfillResult> {
-  const total = await repo.countPending(ds.manager);
+  // The backfill is every tenant's: an embedding is no tenant's business, and a memory keeps its tenant.
+  const everyTenant = operatorScope();
+  const total = await repo.countPending(ds.manager, everyTenant);
   const goal = Math.min(total, opts.limit ?? total);
   let embedded = 0;
   let empty = 0;
   let error: string | null = null;
   let cursor: { cursor: string; id: string } | null = null;
   while (embedded + empty < goal) {
-    const batch = await repo.pending(ds.manager, Math.min(opts.batchSize, goal - embedded - empty), cursor);
+    const batch = await repo.pending(ds.manager, everyTenant, Math.min(opts.batchSize, goal - embedded - empty), cursor);
     if (batch.length === 0) break;
     cursor = { cursor: batch[batch.length - 1].cursor, id: batch[batch.length - 1].id };
     let vectors: number[][];
@@ -79,7 +82,7 @@ export async function runBackfill(ds: DataSource, repo: EmbeddingBackfillReposit
       break;
     }
     const items = batch.map((m, i) => ({ id: m.id, embedding: isUsableVector(vectors[i], provider.dimensions) ? vectors[i] : null }));
-    await repo.store(ds.manager, items);
+    await repo.store(ds.manager, everyTenant, items);
     for (const item of items) {
       if (item.embedding === null) empty++;
       else embedded++;
