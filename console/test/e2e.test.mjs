@@ -152,6 +152,12 @@ describe('console in Chromium (embedded engine)', () => {
     assert.match(text, /## Task/);
     assert.match(text, /prefer email/);
     assert.doesNotMatch(text, /555-0100/);
+    const table = page.getByRole('region', { name: 'Candidates' });
+    assert.match(await table.innerText(), /\d+ included, \d+ left out/);
+    const included = page.locator('.scores tr[data-reason="included"]');
+    assert.ok((await included.count()) >= 1);
+    assert.match(await page.locator('.scores tr', { hasText: 'I prefer email' }).first().innerText(), /included/);
+    assert.match(await page.getByRole('region', { name: 'Token cost' }).innerText(), /## Task/);
     await page.screenshot({ path: join(SHOTS, 'context.png'), fullPage: true });
   });
 

@@ -2,6 +2,8 @@ import { useState } from 'preact/hooks';
 import { call } from '../api.js';
 import type { Session } from '../api.js';
 import { ErrorView } from '../components/error-view.js';
+import { ScoreTable, SectionCosts } from '../components/score-table.js';
+import type { Candidate, SectionCost } from '../components/score-table.js';
 import { href } from '../route.js';
 
 export interface ContextBundle {
@@ -14,7 +16,18 @@ export interface ContextBundle {
   provenance: { fact_ids: string[]; summary_ids: string[]; procedure_ids: string[]; episode_ids: string[] };
 }
 
-/** Task, budget and session in; the bundle exactly as an agent gets it out (POST /v1/context). */
+export interface Explanation {
+  bundle: ContextBundle;
+  max_tokens: number;
+  session_id: string | null;
+  candidates: Candidate[];
+  sections: SectionCost[];
+}
+
+/**
+ * Task, budget and session in; the bundle exactly as an agent gets it out, next to every
+ * candidate's score and why it is in or out (POST /v1/context/explain).
+ */
 export function ContextPage({ session, initialSubject }: { session: Session; initialSubject: string }) {
   const [subject, setSubject] = useState(initialSubject);
   const [task, setTask] = useState('');
@@ -23,7 +36,7 @@ export function ContextPage({ session, initialSubject }: { session: Session; ini
   const [saveReceipt, setSaveReceipt] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [bundle, setBundle] = useState<ContextBundle | null>(null);
+  const [result, setResult] = useState<Explanation | null>(null);
 
   async function submit(e: Event) {
     e.preventDefault();
@@ -31,7 +44,7 @@ export function ContextPage({ session, initialSubject }: { session: Session; ini
     setError(null);
     try {
       const body = { subject_id: subject.trim(), task, max_tokens: Number(maxTokens), session_id: sessionId.trim() || undefined, emit_receipt: saveReceipt || undefined };
-      setBundle(await call<ContextBundle>(session, 'POST', '/v1/context', body));
+      setResult(await call<Explanation>(session, 'POST', '/v1/context/explain', body));
     } catch (err) {
       setError(err);
     } finally {
@@ -67,18 +80,29 @@ export function ContextPage({ session, initialSubject }: { session: Session; ini
         </button>
       </form>
       {error ? <ErrorView error={error} /> : null}
-      {bundle ? (
-        <section aria-label="Bundle">
-          <h2>
-            Bundle · {bundle.token_estimate} of {maxTokens} tokens
-          </h2>
-          {bundle.receipt_id ? (
-            <p>
-              Saved as receipt <a href={href(['receipts', bundle.receipt_id])} data-testid="receipt-link">{bundle.receipt_id}</a>
-            </p>
-          ) : null}
-          <pre class="bundle" data-testid="bundle">{bundle.assembled_context}</pre>
-        </section>
+      {result ? (
+        <>
+          <div class="split">
+            <section aria-label="Bundle">
+              <h2>Bundle as the agent gets it</h2>
+              {result.bundle.receipt_id ? (
+                <p>
+                  Saved as receipt <a href={href(['receipts', result.bundle.receipt_id])} data-testid="receipt-link">{result.bundle.receipt_id}</a>
+                </p>
+              ) : null}
+              <pre class="bundle" data-testid="bundle">{result.bundle.assembled_context}</pre>
+            </section>
+            <section aria-label="Token cost">
+              <h2>Token cost</h2>
+              <SectionCosts sections={result.sections} total={result.bundle.token_estimate} budget={result.max_tokens} />
+              <p class="muted">
+                Score = kind priority + recency + relevance + validity. Items of the requested session get recency 5 (the rest share 0–4) and are packed first; packing then
+                takes standing facts, the items most relevant to the task, and the best of the rest while they fit.
+              </p>
+            </section>
+          </div>
+          <ScoreTable candidates={result.candidates} />
+        </>
       ) : null}
     </main>
   );

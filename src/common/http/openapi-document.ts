@@ -31,6 +31,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'PATCH /v1/memories/{id}': { id: 'correctMemory' },
   'DELETE /v1/memories/{id}': { id: 'forgetMemory' },
   'POST /v1/context': { id: 'getContext' },
+  'POST /v1/context/explain': { id: 'explainContext' },
   'POST /v1/resolutions': { id: 'upsertResolution' },
   'GET /v1/resolutions': { id: 'listResolutions' },
   'GET /v1/subjects/{subject_id}/health': { id: 'getSubjectHealth' },

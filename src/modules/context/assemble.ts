@@ -25,7 +25,7 @@ export function assembleContext(subjectId: string, task: string, candidates: rea
 }
 
 /** Input order for ranking: the neighbour boost and every tie-break then see time order. */
-function byTimeThenSeq(a: ContextCandidate, b: ContextCandidate): number {
+export function byTimeThenSeq(a: ContextCandidate, b: ContextCandidate): number {
   return (
     a.created_at.getTime() - b.created_at.getTime() ||
     (a.seq ?? 0) - (b.seq ?? 0) ||

@@ -5,6 +5,7 @@ import type { Ctx } from 'src/common/context/request-context';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
 import { ContextService } from './context.service';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
+import { ContextExplanationDto } from './dto/context-explain.dto';
 
 @ApiTags('context')
 @ApiErrors()
@@ -22,5 +23,18 @@ export class ContextController {
   @ApiOkResponse({ type: ContextBundleDto })
   assemble(@ReqCtx() ctx: Ctx, @Body() dto: ContextRequestDto): Promise<ContextBundleDto> {
     return this.context.assemble(ctx, dto);
+  }
+
+  /**
+   * Why a bundle holds what it holds: the bundle POST /v1/context would answer for this request
+   * (same auth, tenant, policy and receipt rules), every candidate with its score components
+   * (kind priority, recency, relevance, validity), whether it is in the bundle or left out and
+   * why (budget, duplicate, policy_denied, no_section), and the token cost of each section.
+   */
+  @Post('explain')
+  @HttpCode(200)
+  @ApiOkResponse({ type: ContextExplanationDto })
+  explain(@ReqCtx() ctx: Ctx, @Body() dto: ContextRequestDto): Promise<ContextExplanationDto> {
+    return this.context.explain(ctx, dto);
   }
 }

@@ -13,6 +13,8 @@ import { episodeEntry, memoryEntry } from 'src/modules/receipts/receipt-body';
 import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
+import { ContextExplanationDto } from './dto/context-explain.dto';
+import { explainAssembly } from './explain';
 import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
 import { ContextCandidate, ContextLabel } from './ranking';
@@ -87,6 +89,20 @@ export class ContextService {
    * and packing stay unaware of it. `opts` is how replay re-runs a receipt's request.
    */
   async assemble(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions = {}): Promise<ContextBundleDto> {
+    return (await this.run(ctx, dto, opts, false)).bundle;
+  }
+
+  /**
+   * POST /v1/context/explain: the same assembly under the same auth, tenant, policy and receipt
+   * rules, plus every candidate's score components and why it is in or out (explain.ts). The
+   * explanation is computed only here, after the assembly, so POST /v1/context pays nothing.
+   */
+  async explain(ctx: Ctx, dto: ContextRequestDto): Promise<ContextExplanationDto> {
+    const { bundle, explanation } = await this.run(ctx, dto, {}, true);
+    return { bundle, max_tokens: dto.max_tokens ?? this.config.defaultMaxContextTokens, session_id: dto.session_id ?? null, ...explanation! };
+  }
+
+  private async run(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions, explain: boolean): Promise<{ bundle: ContextBundleDto; explanation?: Pick<ContextExplanationDto, 'candidates' | 'sections'> }> {
     // An as-of read (the request's as_of, or a replay's) reads the data as it stood then and
     // takes that instant as "now" for validity; the receipt records it as its as_of.
     const asOf = opts.asOf ?? parseAsOf(dto.as_of, ['body', 'as_of']);
@@ -101,10 +117,10 @@ export class ContextService {
     const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens), asOf };
 
     // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
-    const { memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => ({
-      memoryRows: this.receipts.filter(gov, await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query)),
-      episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query),
-    }));
+    const { fetchedMemories, memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => {
+      const fetched = await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query);
+      return { fetchedMemories: fetched, memoryRows: this.receipts.filter(gov, fetched), episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query) };
+    });
     const candidates = [
       ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
@@ -131,7 +147,7 @@ export class ContextService {
       tokenEstimate: packed.token_estimate,
     });
 
-    return {
+    const bundle: ContextBundleDto = {
       subject_id: dto.subject_id,
       task: dto.task,
       facts: [...facts, ...summaries].map(toMemoryDto),
@@ -148,6 +164,19 @@ export class ContextService {
       sessions: bundleSessions(packed.included),
       ...receipt,
     };
+    if (!explain) return { bundle };
+    const ranked = new Set(candidates.map((c) => c.id));
+    const explanation = explainAssembly({
+      task: dto.task,
+      candidates,
+      maxTokens,
+      sessionId,
+      now: gov.asOf,
+      packed,
+      denials: gov.denials,
+      unranked: fetchedMemories.filter((m) => !ranked.has(m.id)).map((m) => ({ id: m.id, kind: m.kind, created_at: m.valid_from, text: m.content })),
+    });
+    return { bundle, explanation };
   }
 }
 
