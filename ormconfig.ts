@@ -10,8 +10,7 @@ import { MIGRATIONS } from './src/db/migrations';
  * same entities and migration classes. PostgreSQL only: set SERVICE_DATABASE_URL.
  * `schema:log` against a migrated database prints nothing where pgvector is installed; on a server
  * without it, it proposes adding `memories.embedding_vec` (and its typeorm_metadata row), which the
- * service's own data source
- * drops from its metadata there (alignVectorColumn, src/db/vector-support.ts).
+ * service's own data source drops from its metadata there (alignVectorColumn, src/db/vector-support.ts).
  */
 export default new DataSource({
   type: 'postgres',

@@ -1,4 +1,4 @@
-import type { ColumnOptions } from 'typeorm';
+import { getMetadataArgsStorage, type ColumnOptions } from 'typeorm';
 
 /**
  * Column shapes the migrations repeat, spelled once for the entities, so an entity reads like the
@@ -31,4 +31,20 @@ export const EXPRESSION_INDEX = { unique: true, synchronize: false } as const;
 /** A column list for hand-written SQL, each name qualified by `alias` when given: `a.id, a.kind`. */
 export function columnList(names: readonly string[], alias?: string): string {
   return names.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');
+}
+
+/**
+ * `name type, …` for a `jsonb_to_recordset` column definition list, each type as `entity`
+ * declares it (`varchar` without its length: the INSERT's target column checks that, as before).
+ * Read once when a repository module loads; a name the entity does not declare throws there.
+ */
+export function recordsetColumns(entity: abstract new () => object, names: readonly string[]): string {
+  const declared = getMetadataArgsStorage().filterColumns(entity);
+  return names
+    .map((name) => {
+      const column = declared.find((c) => c.propertyName === name);
+      if (!column || typeof column.options.type !== 'string') throw new Error(`${entity.name} declares no typed column ${name}`);
+      return `${name} ${column.options.type}${column.options.array ? '[]' : ''}`;
+    })
+    .join(', ');
 }

@@ -46,8 +46,13 @@ export const EPISODE_COLUMNS = [
 /** An episodes row as the repository reads it (EPISODE_COLUMNS). */
 export type EpisodeRow = Pick<EpisodeEntity, (typeof EPISODE_COLUMNS)[number]>;
 
-/** An episode to insert: the columns ingestion supplies (the database fills the rest). */
-export type NewEpisode = Pick<EpisodeEntity, 'id' | 'subject_id' | 'session_id' | 'source' | 'type' | 'payload' | 'metadata' | 'provenance' | 'idempotency_key' | 'content_text'>;
+/** The columns ingestion supplies (the tenant is stamped by the data-access layer; the database fills the rest). */
+export const NEW_EPISODE_COLUMNS = [
+  'id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'idempotency_key', 'content_text',
+] as const satisfies readonly (keyof EpisodeEntity)[];
+
+/** An episode to insert (NEW_EPISODE_COLUMNS). */
+export type NewEpisode = Pick<EpisodeEntity, (typeof NEW_EPISODE_COLUMNS)[number]>;
 
 /** The few columns health, SLA and handoff read: no payload, text cut to a bound. */
 export type EpisodeDigestRow = Pick<EpisodeEntity, 'id' | 'session_id' | 'source' | 'type' | 'content_text' | 'created_at'>;

@@ -7,8 +7,8 @@ import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeCursor, EpisodePageOptions } from './dto/episode.dto';
-import { columnList } from 'src/db/column-types';
-import { EPISODE_COLUMNS, EPISODE_WIRE_COLUMNS } from 'src/modules/episodes/episode.entity';
+import { columnList, recordsetColumns } from 'src/db/column-types';
+import { EPISODE_COLUMNS, EPISODE_WIRE_COLUMNS, EpisodeEntity, NEW_EPISODE_COLUMNS } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow, EpisodeRow, EpisodeWireRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
 
@@ -46,6 +46,11 @@ const EPISODE_JSON = raw(
 
 const COLUMNS = raw(columnList(EPISODE_COLUMNS));
 
+/** The batch insert's column list, its values from the recordset `e`, and the recordset's typed columns. */
+const INSERT_COLUMNS = raw(columnList(NEW_EPISODE_COLUMNS));
+const INSERT_VALUES = raw(columnList(NEW_EPISODE_COLUMNS, 'e'));
+const INSERT_RECORD = raw(recordsetColumns(EpisodeEntity, NEW_EPISODE_COLUMNS));
+
 @Injectable()
 export class EpisodesRepository extends TenantScopedRepository {
   protected readonly table = 'episodes';
@@ -58,11 +63,9 @@ export class EpisodesRepository extends TenantScopedRepository {
    */
   async insertMany(em: EntityManager, scope: TenantScope, rows: NewEpisode[]): Promise<EpisodeRow[]> {
     return this.stamped<EpisodeRow>(em, scope, (tenantId) => sql`
-      INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, idempotency_key, content_text)
-      SELECT e.id, ${tenantId}, e.subject_id, e.session_id, e.source, e.type, e.payload, e.metadata, e.provenance, e.idempotency_key, e.content_text
-      FROM jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) AS e(
-        id uuid, subject_id varchar, session_id varchar, source varchar, type varchar, payload jsonb,
-        metadata jsonb, provenance jsonb, idempotency_key varchar, content_text text, ord bigint)
+      INSERT INTO episodes (tenant_id, ${INSERT_COLUMNS})
+      SELECT ${tenantId}, ${INSERT_VALUES}
+      FROM jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) AS e(${INSERT_RECORD}, ord bigint)
       ORDER BY e.ord
       ON CONFLICT ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
       RETURNING ${COLUMNS}`, { prepared: true });

@@ -8,9 +8,9 @@ import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
-import { columnList } from 'src/db/column-types';
-import { MEMORY_COLUMNS } from 'src/modules/memories/memory.entity';
-import type { MemoryEntity, MemoryRow } from 'src/modules/memories/memory.entity';
+import { columnList, recordsetColumns } from 'src/db/column-types';
+import { MEMORY_COLUMNS, MemoryEntity } from 'src/modules/memories/memory.entity';
+import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
 
@@ -55,6 +55,15 @@ export interface SemanticPoolRow {
 }
 
 const COLUMNS = columnList(MEMORY_COLUMNS);
+
+/** The typed columns of the recordsets the batch insert and supersession read their rows from. */
+const INSERT_RECORD = raw(
+  recordsetColumns(MemoryEntity, [
+    'id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids', 'metadata', 'status',
+    'attribute_key', 'superseded_by', 'embedding', 'needs_embedding', 'origin', 'idempotency_key', 'sensitivity_labels',
+  ] satisfies (keyof NewMemory)[]),
+);
+const SUPERSESSION_RECORD = raw(recordsetColumns(MemoryEntity, ['id', 'valid_to', 'superseded_by'] satisfies (keyof Supersession)[]));
 
 /** A timestamp as JavaScript's `Date.toISOString()` writes it (milliseconds, truncated like a Date). */
 const isoJson = (col: string) => `'"' || to_char(${col} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') || '"'`;
@@ -119,10 +128,7 @@ export class MemoriesRepository extends TenantScopedRepository {
         SELECT r.id, ${tenantId}, r.subject_id, r.kind, r.content, r.summary, r.confidence, r.valid_from, r.valid_to, r.source_episode_ids,
           r.metadata, r.status, r.attribute_key, r.superseded_by, r.embedding, r.needs_embedding, coalesce(r.origin, 'compile'), r.idempotency_key,
           coalesce(r.sensitivity_labels, '{}'), now() + make_interval(secs => r.ord / 1e6), now() + make_interval(secs => r.ord / 1e6)
-        FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS r(
-          id uuid, subject_id varchar, kind varchar, content text, summary text, confidence float8, valid_from timestamptz,
-          valid_to timestamptz, source_episode_ids uuid[], metadata jsonb, status varchar, attribute_key varchar,
-          superseded_by uuid, embedding real[], needs_embedding boolean, origin varchar, idempotency_key varchar, sensitivity_labels varchar[], ord int)
+        FROM jsonb_to_recordset(${JSON.stringify(chunk)}::jsonb) AS r(${INSERT_RECORD}, ord int)
         ORDER BY r.ord
         ON CONFLICT ((coalesce(tenant_id, '')), idempotency_key) WHERE idempotency_key IS NOT NULL DO NOTHING
         RETURNING ${raw(COLUMNS)}`);
@@ -205,7 +211,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET status = 'superseded', valid_to = s.valid_to, superseded_by = s.superseded_by, updated_at = now()
-        FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS s(id uuid, valid_to timestamptz, superseded_by uuid)
+        FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS s(${SUPERSESSION_RECORD})
         WHERE ${t('m')} AND m.id = s.id AND m.status = 'active'
         RETURNING m.id)
       SELECT id FROM changed`);
