@@ -321,6 +321,17 @@ describe('every repository statement is scoped (SQL parsed by PostgreSQL\'s pars
   });
 });
 
+describe('repositories never hold a raw manager', () => {
+  it('imports neither TypeORM nor the handle\'s manager in a tenant-scoped repository: statements go through scoped() and stamped()', () => {
+    const offenders = repositoryFiles(__dirname)
+      .map((file) => ({ file, text: readFileSync(file, 'utf8') }))
+      .filter(({ text }) => /extends TenantScopedRepository/.test(text))
+      .filter(({ text }) => /from 'typeorm'/.test(text) || /\bmanagerOf\b/.test(text) || /\bEntityManager\b/.test(text))
+      .map(({ file }) => file);
+    expect(offenders).toEqual([]);
+  });
+});
+
 describe('the SQL check', () => {
   const check = (text: string) => unscopedReferences(text, [TENANT], TENANT).then((found) => found.map((u) => `${u.table} ${u.alias}`));
 

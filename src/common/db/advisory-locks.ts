@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager, QueryRunner } from 'typeorm';
+import { DbHandle, managerOf } from './db-handle';
 
 /**
  * Every PostgreSQL advisory lock the service takes, in one place (one 64-bit key space shared
@@ -93,11 +94,11 @@ export async function withSessionLock<T>(runner: QueryRunner, lock: AdvisoryLock
 }
 
 /** Serialises compiles (and deletion) of one subject across processes until the transaction ends. */
-export async function lockSubject(em: EntityManager, tenantId: string | null, subjectId: string): Promise<void> {
-  await em.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [tenantId, subjectId]);
+export async function lockSubject(db: DbHandle, tenantId: string | null, subjectId: string): Promise<void> {
+  await managerOf(db).query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [tenantId, subjectId]);
 }
 
 /** Serialises version allocation of one snapshot name until the transaction ends. */
-export async function lockSnapshotName(em: EntityManager, name: string): Promise<void> {
-  await em.query(`SELECT pg_advisory_xact_lock(${SNAPSHOT_NAME_LOCK_KEY_SQL})`, [name]);
+export async function lockSnapshotName(db: DbHandle, name: string): Promise<void> {
+  await managerOf(db).query(`SELECT pg_advisory_xact_lock(${SNAPSHOT_NAME_LOCK_KEY_SQL})`, [name]);
 }

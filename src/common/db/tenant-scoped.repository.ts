@@ -3,6 +3,7 @@ import { SpanKind } from '@opentelemetry/api';
 import type { PoolClient } from 'pg';
 import { DataSource, EntityManager, QueryRunner } from 'typeorm';
 import { tracingEnabled, withSpan } from 'src/common/tracing/tracing';
+import { DbHandle, managerOf } from './db-handle';
 import { compile, SqlFragment } from './sql';
 import type { AnyScope } from './tenant-scope';
 
@@ -11,13 +12,16 @@ export type TenantPredicate = (alias?: string) => SqlFragment;
 /**
  * Base of every repository over a table with tenant_id. Queries are built by a callback that
  * receives the scope's predicate; a query that never asks for it is refused at run time, so a
- * forgotten tenant filter fails loudly in the first test instead of leaking data.
+ * forgotten tenant filter fails loudly in the first test instead of leaking data. A repository
+ * holds no manager of its own: it gets the caller's transaction as an opaque DbHandle and can run
+ * statements only through scoped() and stamped() (src/modules/tenant-scoped-sql.spec.ts parses
+ * every one of them).
  */
 export abstract class TenantScopedRepository {
   protected abstract readonly table: string;
 
   protected async scoped<T = Record<string, unknown>>(
-    em: EntityManager,
+    em: DbHandle,
     scope: AnyScope,
     build: (tenant: TenantPredicate) => SqlFragment,
     opts: RunOptions = {},
@@ -28,17 +32,17 @@ export abstract class TenantScopedRepository {
       return scope.predicate(alias);
     });
     if (!used) throw new Error(`query on ${this.table} was built without its tenant predicate`);
-    return run<T>(em, fragment, scope, opts);
+    return run<T>(managerOf(em), fragment, scope, opts);
   }
 
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
   protected async stamped<T = Record<string, unknown>>(
-    em: EntityManager,
+    em: DbHandle,
     scope: AnyScope,
     build: (tenantId: string | null) => SqlFragment,
     opts: RunOptions = {},
   ): Promise<T[]> {
-    return run<T>(em, build(scope.insertValue), scope, opts);
+    return run<T>(managerOf(em), build(scope.insertValue), scope, opts);
   }
 }
 

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -52,7 +52,7 @@ const ts = (column: string) => sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${
 export class AdminRepository extends TenantScopedRepository {
   protected readonly table = 'episodes/memories/compile_jobs/receipts';
 
-  async listJobs(em: EntityManager, scope: OperatorScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
+  async listJobs(em: DbHandle, scope: OperatorScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
     return this.scoped<JobRow>(em, scope, (t) => sql`
       SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
       FROM compile_jobs
@@ -64,7 +64,7 @@ export class AdminRepository extends TenantScopedRepository {
   }
 
   /** Contract "Tenant isolation" rule 4: rows lacking a tenant_id, per table. */
-  async countNullTenantRows(em: EntityManager, scope: OperatorScope): Promise<{ episodes: number; memories: number; compile_jobs: number; receipts: number }> {
+  async countNullTenantRows(em: DbHandle, scope: OperatorScope): Promise<{ episodes: number; memories: number; compile_jobs: number; receipts: number }> {
     const [row] = await this.scoped<{ episodes: number; memories: number; compile_jobs: number; receipts: number }>(em, scope, (t) => sql`
       SELECT
         (SELECT count(*)::int FROM episodes WHERE ${t()} AND tenant_id IS NULL) AS episodes,
@@ -75,7 +75,7 @@ export class AdminRepository extends TenantScopedRepository {
   }
 
   /** Distinct tenants holding rows of the subject, at most two (enough to tell none, one, many). */
-  async subjectTenants(em: EntityManager, scope: OperatorScope, subjectId: string): Promise<(string | null)[]> {
+  async subjectTenants(em: DbHandle, scope: OperatorScope, subjectId: string): Promise<(string | null)[]> {
     const rows = await this.scoped<{ tenant_id: string | null }>(em, scope, (t) => sql`
       SELECT tenant_id FROM (
         (SELECT DISTINCT tenant_id FROM episodes WHERE ${t()} AND subject_id = ${subjectId} LIMIT 2)
@@ -89,7 +89,7 @@ export class AdminRepository extends TenantScopedRepository {
    * One page of a subject's episodes in time order (created_at, then insertion order). ORDER BY
    * names the table's columns: the output columns of the same names are text.
    */
-  async episodePage(em: EntityManager, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: EpisodeItem[]; cursor: PageCursor | null }> {
+  async episodePage(em: DbHandle, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: EpisodeItem[]; cursor: PageCursor | null }> {
     // Rows are added while those before them total under maxBytes of JSON text (at least one):
     // sizes are measured on the candidates before any payload is fetched.
     const rows = await this.scoped<EpisodeSelect>(em, scope, (t) => sql`
@@ -121,7 +121,7 @@ export class AdminRepository extends TenantScopedRepository {
   }
 
   /** One page of a subject's memories, ordered by (created_at, id). */
-  async memoryPage(em: EntityManager, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number): Promise<{ items: MemoryItem[]; cursor: PageCursor | null }> {
+  async memoryPage(em: DbHandle, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number): Promise<{ items: MemoryItem[]; cursor: PageCursor | null }> {
     const rows = await this.scoped<MemorySelect>(em, scope, (t) => sql`
       SELECT id, tenant_id, subject_id, kind, content, summary, confidence,
         ${ts('valid_from')} AS valid_from, ${ts('valid_to')} AS valid_to,
@@ -143,7 +143,7 @@ export class AdminRepository extends TenantScopedRepository {
    * signed text's values) with the tenant holding the row, which after an import into another
    * tenant is not the body's own `tenant_id`. Pages stop at maxBytes of body text (at least one).
    */
-  async receiptPage(em: EntityManager, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: ReceiptItem[]; cursor: PageCursor | null }> {
+  async receiptPage(em: DbHandle, scope: OperatorScope, subjectId: string, after: PageCursor | null, limit: number, maxBytes: number): Promise<{ items: ReceiptItem[]; cursor: PageCursor | null }> {
     const rows = await this.scoped<{ id: string; tenant_id: string | null; body: string }>(em, scope, (t) => sql`
       WITH candidates AS (
         SELECT c.id, c.tenant_id, octet_length(c.body) AS bytes
@@ -171,7 +171,7 @@ export class AdminRepository extends TenantScopedRepository {
    * re-import is a no-op); an id the tenant already holds with another body is refused (409)
    * before anything is written. Returns how many rows were added.
    */
-  async insertReceipts(em: EntityManager, subjectId: string, rows: readonly ReceiptRow[]): Promise<number> {
+  async insertReceipts(em: DbHandle, subjectId: string, rows: readonly ReceiptRow[]): Promise<number> {
     let added = 0;
     for (const [tenantId, group] of byTenant(rows)) {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
@@ -205,7 +205,7 @@ export class AdminRepository extends TenantScopedRepository {
   }
 
   /** Ids of the given ones that already exist, in any tenant (ids are global primary keys). */
-  async existingIds(em: EntityManager, scope: OperatorScope, episodeIds: string[], memoryIds: string[]): Promise<{ episodes: string[]; memories: string[] }> {
+  async existingIds(em: DbHandle, scope: OperatorScope, episodeIds: string[], memoryIds: string[]): Promise<{ episodes: string[]; memories: string[] }> {
     const find = async (table: string, ids: string[]) => {
       if (ids.length === 0) return [];
       const rows = await this.scoped<{ id: string }>(em, scope, (t) =>
@@ -220,7 +220,7 @@ export class AdminRepository extends TenantScopedRepository {
    * are grouped by tenant and each group is stamped through its scope. `content_text` is derived
    * from the payload as at ingestion.
    */
-  async insertEpisodes(em: EntityManager, rows: readonly EpisodeRow[]): Promise<void> {
+  async insertEpisodes(em: DbHandle, rows: readonly EpisodeRow[]): Promise<void> {
     for (const [tenantId, group] of byTenant(rows)) {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
         const chunk = group.slice(i, i + INSERT_CHUNK).map((r, ord) => ({
@@ -240,7 +240,7 @@ export class AdminRepository extends TenantScopedRepository {
     }
   }
 
-  async insertMemories(em: EntityManager, rows: readonly MemoryRow[]): Promise<void> {
+  async insertMemories(em: DbHandle, rows: readonly MemoryRow[]): Promise<void> {
     for (const [tenantId, group] of byTenant(rows)) {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
         // An empty embedding is no embedding (the pgvector mirror column cannot hold zero dimensions).

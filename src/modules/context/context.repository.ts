@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -83,7 +83,7 @@ export class ContextRepository extends TenantScopedRepository {
    * pgvector the nearest by embedding; with the similarity to the task and the date and session
    * of the episode each was compiled from.
    */
-  async memoryCandidates(em: EntityManager, scope: TenantScope, mode: VectorMode, q: CandidateQuery): Promise<MemoryCandidateRow[]> {
+  async memoryCandidates(em: DbHandle, scope: TenantScope, mode: VectorMode, q: CandidateQuery): Promise<MemoryCandidateRow[]> {
     const { subjectId, limits } = q;
     const vectorText = q.vector === null ? null : JSON.stringify(q.vector);
     return this.scoped<MemoryCandidateRow>(em, scope, (t) => {
@@ -124,7 +124,7 @@ export class ContextRepository extends TenantScopedRepository {
    * best hits (an answer often sits next to the turn that shares the task's words), the
    * newest, and the newest of the requested session.
    */
-  async episodeCandidates(em: EntityManager, scope: TenantScope, q: CandidateQuery): Promise<EpisodeCandidateRow[]> {
+  async episodeCandidates(em: DbHandle, scope: TenantScope, q: CandidateQuery): Promise<EpisodeCandidateRow[]> {
     const { subjectId, limits } = q;
     return this.scoped<EpisodeCandidateRow>(em, scope, (t) => {
       const base = (alias: string) => sql`${t(alias)} AND ${raw(alias)}.subject_id = ${subjectId}`;

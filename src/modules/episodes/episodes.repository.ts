@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import type { SubjectKey } from 'src/common/db/subject-key';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
@@ -61,7 +61,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * travel as one JSON parameter, so the text never changes and the statement is prepared once
    * per connection (ingest is the hottest write).
    */
-  async insertMany(em: EntityManager, scope: TenantScope, rows: NewEpisode[]): Promise<EpisodeRow[]> {
+  async insertMany(em: DbHandle, scope: TenantScope, rows: NewEpisode[]): Promise<EpisodeRow[]> {
     return this.stamped<EpisodeRow>(em, scope, (tenantId) => sql`
       INSERT INTO episodes (tenant_id, ${INSERT_COLUMNS})
       SELECT ${tenantId}, ${INSERT_VALUES}
@@ -71,7 +71,7 @@ export class EpisodesRepository extends TenantScopedRepository {
       RETURNING ${COLUMNS}`, { prepared: true });
   }
 
-  async findByIdempotencyKeys(em: EntityManager, scope: TenantScope, keys: string[]): Promise<(EpisodeRow & { idempotency_key: string })[]> {
+  async findByIdempotencyKeys(em: DbHandle, scope: TenantScope, keys: string[]): Promise<(EpisodeRow & { idempotency_key: string })[]> {
     if (keys.length === 0) return [];
     // Keys are unique per tenant with NULL tenants counted as one, matching the unique index.
     return this.scoped(em, scope, (t) => sql`
@@ -80,7 +80,7 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   /** Episodes of a subject in time order (created_at, then insertion order); `asOf`: as they stood then (episodes-as-of.ts). */
-  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
+  async listForSubject(em: DbHandle, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
     return this.scoped<EpisodeRow>(em, scope, (t) => sql`${withClause(opts.asOf ? [episodesAsOfCte(opts.asOf)] : [])}
       SELECT ${COLUMNS} FROM episodes
       WHERE ${t()} AND subject_id = ${subjectId} ${opts.uncompiledOnly ? raw('AND last_compiled_at IS NULL') : raw('')}
@@ -96,7 +96,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * `content_text` is not read (the wire shape does not carry it). Returns the rows, the cursor
    * of the last, and whether rows remain after it. `asOf`: as the subject stood then (episodes-as-of.ts).
    */
-  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: EpisodeWireRow[]; last: EpisodeCursor | null; more: boolean }> {
+  async page(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: EpisodeWireRow[]; last: EpisodeCursor | null; more: boolean }> {
     return this.pageOf<EpisodeWireRow>(em, scope, subjectId, opts, raw(COLUMNS_X));
   }
 
@@ -104,12 +104,12 @@ export class EpisodesRepository extends TenantScopedRepository {
    * The same page as `page`, each episode already in its wire shape as JSON text (EPISODE_JSON):
    * a large timeline costs the service no row parsing, Date objects or re-serialisation.
    */
-  async pageJson(em: EntityManager, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: string[]; last: EpisodeCursor | null; more: boolean }> {
+  async pageJson(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: string[]; last: EpisodeCursor | null; more: boolean }> {
     const page = await this.pageOf<{ json: string }>(em, scope, subjectId, opts, sql`${EPISODE_JSON} AS json`);
     return { ...page, rows: page.rows.map((r) => r.json) };
   }
 
-  private async pageOf<T extends object>(em: EntityManager, scope: TenantScope, subjectId: string, opts: EpisodePageOptions, select: SqlFragment): Promise<{ rows: T[]; last: EpisodeCursor | null; more: boolean }> {
+  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions, select: SqlFragment): Promise<{ rows: T[]; last: EpisodeCursor | null; more: boolean }> {
     // As of an instant, the view named `episodes` shadows the table for the whole statement.
     const views = opts.asOf ? sql`${episodesAsOfCte(opts.asOf)},` : raw('');
     const rows = await this.scoped<T & { cursor_at: string; cursor_seq: string; candidates: number }>(em, scope, (t) => sql`
@@ -142,7 +142,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * What health, SLA and handoff read of a subject's episodes: the newest `limit` episodes
    * (returned oldest first), without payloads, their text cut to `textChars` characters.
    */
-  async digests(em: EntityManager, scope: TenantScope, subjectId: string, opts: { limit: number; textChars: number }): Promise<EpisodeDigestRow[]> {
+  async digests(em: DbHandle, scope: TenantScope, subjectId: string, opts: { limit: number; textChars: number }): Promise<EpisodeDigestRow[]> {
     return this.scoped<EpisodeDigestRow>(em, scope, (t) => sql`
       SELECT id, session_id, source, type, content_text, created_at FROM (
         SELECT id, session_id, source, type, left(content_text, ${opts.textChars}) AS content_text, created_at, seq FROM episodes
@@ -158,7 +158,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * mean two concurrent compiles of one subject never take the same episode. The sizes are
    * measured on the candidates first (a window function cannot share a query with FOR UPDATE).
    */
-  async lockUncompiled(em: EntityManager, scope: TenantScope, subjectId: string, bounds: { limit: number; maxBytes: number }): Promise<EpisodeWireRow[]> {
+  async lockUncompiled(em: DbHandle, scope: TenantScope, subjectId: string, bounds: { limit: number; maxBytes: number }): Promise<EpisodeWireRow[]> {
     return this.scoped<EpisodeWireRow>(em, scope, (t) => sql`
       SELECT ${raw(COLUMNS_X)} FROM episodes x
       WHERE ${t('x')} AND x.id IN (
@@ -173,17 +173,17 @@ export class EpisodesRepository extends TenantScopedRepository {
       FOR UPDATE SKIP LOCKED`);
   }
 
-  async markCompiled(em: EntityManager, scope: TenantScope, ids: string[]): Promise<void> {
+  async markCompiled(em: DbHandle, scope: TenantScope, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     await this.scoped(em, scope, (t) => sql`UPDATE episodes SET last_compiled_at = now() WHERE ${t()} AND id = ANY(${ids}::uuid[])`);
   }
 
-  async findByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
+  async findByIds(em: DbHandle, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
     if (ids.length === 0) return [];
     return this.scoped<EpisodeRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM episodes WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY created_at, seq`);
   }
 
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped(em, scope, (t) => sql`DELETE FROM episodes WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     return rows.length;
   }
@@ -193,7 +193,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * never snapshot copies) whose newest episode was created before `cutoff`: candidates of the
    * stale-subject cleanup (SubjectLifecycleService), which checks each again under its lock.
    */
-  async staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  async staleSubjects(em: DbHandle, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.scoped<SubjectKey>(em, scope, (t) => sql`
       SELECT tenant_id, subject_id FROM episodes
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
@@ -201,7 +201,7 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   /** When the subject's newest episode was created; null without episodes. */
-  async lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
+  async lastActivity(em: DbHandle, scope: AnyScope, subjectId: string): Promise<Date | null> {
     const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }

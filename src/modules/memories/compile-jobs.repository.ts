@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -15,20 +15,20 @@ const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_
 export class CompileJobsRepository extends TenantScopedRepository {
   protected readonly table = 'compile_jobs';
 
-  async insert(em: EntityManager, scope: TenantScope, subjectId: string): Promise<CompileJobRow> {
+  async insert(em: DbHandle, scope: TenantScope, subjectId: string): Promise<CompileJobRow> {
     const [row] = await this.stamped<CompileJobRow>(em, scope, (tenantId) => sql`
       INSERT INTO compile_jobs (tenant_id, subject_id, status) VALUES (${tenantId}, ${subjectId}, 'pending')
       RETURNING ${COLUMNS}`);
     return row;
   }
 
-  async findById(em: EntityManager, scope: TenantScope, id: string): Promise<CompileJobRow | null> {
+  async findById(em: DbHandle, scope: TenantScope, id: string): Promise<CompileJobRow | null> {
     const rows = await this.scoped<CompileJobRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM compile_jobs WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
 
   /** Takes up to `limit` pending jobs, oldest first; SKIP LOCKED lets every process claim concurrently. */
-  async claim(em: EntityManager, scope: OperatorScope, limit: number): Promise<CompileJobRow[]> {
+  async claim(em: DbHandle, scope: OperatorScope, limit: number): Promise<CompileJobRow[]> {
     return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       -- MATERIALIZED: the LIMIT picks ids once. As a plain IN (subquery) the planner may rescan
       -- it per row (it does under row-level security), and SKIP LOCKED then claims a new job
@@ -47,7 +47,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** False when the job is no longer this run's (reset as orphaned and retaken, or deleted). */
   /** `memoryIds`: the first ones the job stored (the status echoes those); `created`: how many it stored. */
-  async complete(em: EntityManager, scope: OperatorScope, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
+  async complete(em: DbHandle, scope: OperatorScope, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'completed', memories_created = ${created}, memory_ids = ${memoryIds}::uuid[],
@@ -58,7 +58,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
     return rows.length > 0;
   }
 
-  async fail(em: EntityManager, scope: OperatorScope, job: CompileJobRow, error: string): Promise<boolean> {
+  async fail(em: DbHandle, scope: OperatorScope, job: CompileJobRow, error: string): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'failed', error = ${error}, completed_at = now(), updated_at = now()
@@ -72,7 +72,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * Renews the lease of a job this run holds (updated_at is its heartbeat); false when the job
    * is no longer this run's.
    */
-  async renewLease(em: EntityManager, scope: OperatorScope, job: CompileJobRow): Promise<boolean> {
+  async renewLease(em: DbHandle, scope: OperatorScope, job: CompileJobRow): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH renewed AS (
         UPDATE compile_jobs SET updated_at = now()
@@ -89,7 +89,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * that kills its process) becomes `failed` instead, with the reason as its error; operators
    * requeue it (`jobs requeue-failed`).
    */
-  async resetOrphaned(em: EntityManager, scope: OperatorScope, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
+  async resetOrphaned(em: DbHandle, scope: OperatorScope, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
     return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       WITH reset AS (
         UPDATE compile_jobs SET
@@ -105,7 +105,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Failed jobs (all, or those with these ids) back to `pending` with a fresh attempt count. */
-  async requeueFailed(em: EntityManager, scope: OperatorScope, ids: string[] | null): Promise<CompileJobRow[]> {
+  async requeueFailed(em: DbHandle, scope: OperatorScope, ids: string[] | null): Promise<CompileJobRow[]> {
     return this.scoped<CompileJobRow>(em, scope, (t) => sql`
       WITH requeued AS (
         UPDATE compile_jobs SET status = 'pending', attempts = 0, started_at = NULL, completed_at = NULL, updated_at = now()
@@ -115,7 +115,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Completed and failed jobs that finished more than `olderThanHours` ago. */
-  async deleteFinished(em: EntityManager, scope: OperatorScope, olderThanHours: number): Promise<number> {
+  async deleteFinished(em: DbHandle, scope: OperatorScope, olderThanHours: number): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (
         DELETE FROM compile_jobs
@@ -125,7 +125,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
     return rows[0].n;
   }
 
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (DELETE FROM compile_jobs WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
@@ -133,13 +133,13 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** Jobs per status, every tenant's (the /metrics scrape). */
-  async countsByStatus(em: EntityManager, scope: OperatorScope): Promise<Record<string, number>> {
+  async countsByStatus(em: DbHandle, scope: OperatorScope): Promise<Record<string, number>> {
     const rows = await this.scoped<{ status: string; n: number }>(em, scope, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
   /** Running jobs started over `minutes` ago whose lease lapsed, every tenant's (readiness). */
-  async countStuck(em: EntityManager, scope: OperatorScope, minutes: number, leaseMinutes: number): Promise<number> {
+  async countStuck(em: DbHandle, scope: OperatorScope, minutes: number, leaseMinutes: number): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) =>
       sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})
         AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,

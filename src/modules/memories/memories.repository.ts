@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
 import type { SubjectKey } from 'src/common/db/subject-key';
@@ -109,7 +109,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * Serialises compiles (and deletion) of one subject across connections and processes until
    * the transaction ends. The key is the tenant and subject, so tenants never wait on each other.
    */
-  async lockSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<void> {
+  async lockSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<void> {
     await lockSubject(em, scope.tenantId, subjectId);
   }
 
@@ -118,7 +118,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * that "newest first" lists keep compilation order even within one transaction. A row whose
    * idempotency key the tenant already used is not stored (and not returned).
    */
-  async insertMany(em: EntityManager, scope: TenantScope, rows: NewMemory[]): Promise<MemoryRow[]> {
+  async insertMany(em: DbHandle, scope: TenantScope, rows: NewMemory[]): Promise<MemoryRow[]> {
     const out: MemoryRow[] = [];
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
       const chunk = rows.slice(start, start + INSERT_CHUNK).map((r, i) => ({ ...r, ord: start + i }));
@@ -139,7 +139,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** One memory in scope; `forUpdate` locks its row until the transaction ends. */
-  async findById(em: EntityManager, scope: TenantScope, id: string, opts: { forUpdate?: boolean } = {}): Promise<MemoryRow | null> {
+  async findById(em: DbHandle, scope: TenantScope, id: string, opts: { forUpdate?: boolean } = {}): Promise<MemoryRow | null> {
     const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ${id}
       ${opts.forUpdate === true ? raw('FOR UPDATE') : raw('')}`);
@@ -150,7 +150,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * The memory the tenant stored under this idempotency key. NULL-tenant rows are matched only
    * in single-tenant mode, like the unique index that treats NULL as ''.
    */
-  async findByIdempotencyKey(em: EntityManager, scope: TenantScope, key: string): Promise<MemoryRow | null> {
+  async findByIdempotencyKey(em: DbHandle, scope: TenantScope, key: string): Promise<MemoryRow | null> {
     const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND ${scope.keyOwner('m')} AND m.idempotency_key = ${key}`);
@@ -162,7 +162,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * target first. Bounded: a chain longer than `limit` is cut (only a pathological history
    * gets there; forgetting again continues with the rest).
    */
-  async versionChain(em: EntityManager, scope: TenantScope, id: string, limit: number): Promise<string[]> {
+  async versionChain(em: DbHandle, scope: TenantScope, id: string, limit: number): Promise<string[]> {
     const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
       WITH RECURSIVE chain(id, depth) AS (
         SELECT m.id, 0 FROM memories m WHERE ${t('m')} AND m.id = ${id}
@@ -178,7 +178,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * attribute key and vector are erased; id, subject, kind, times and supersession links stay,
    * so receipts and histories that cite them still resolve. Returns the rows changed.
    */
-  async tombstone(em: EntityManager, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
+  async tombstone(em: DbHandle, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
     const changed = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       WITH changed AS (
@@ -197,7 +197,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** Removes the rows (an operator's hard delete); returns how many. */
-  async deleteByIds(em: EntityManager, scope: TenantScope, ids: string[]): Promise<number> {
+  async deleteByIds(em: DbHandle, scope: TenantScope, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND id = ANY(${ids}::uuid[]) RETURNING 1)
@@ -206,7 +206,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** Active memories only: a memory superseded meanwhile keeps its first supersession. */
-  async supersede(em: EntityManager, scope: TenantScope, items: Supersession[]): Promise<number> {
+  async supersede(em: DbHandle, scope: TenantScope, items: Supersession[]): Promise<number> {
     if (items.length === 0) return 0;
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH changed AS (
@@ -222,7 +222,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * A subject's active memories, newest first (created_at, then id). The generic read for
    * compilation (conflict candidates) and context assembly (ranking candidates).
    */
-  async activeForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter = {}): Promise<MemoryRow[]> {
+  async activeForSubject(em: DbHandle, scope: TenantScope, subjectId: string, filter: MemoryFilter = {}): Promise<MemoryRow[]> {
     return this.scoped<MemoryRow>(em, scope, (t) => sql`
       SELECT ${columns('m', filter.withEmbedding)} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} AND m.status = 'active' ${kindFilter(filter)}
@@ -234,7 +234,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * Active memories of these kinds whose content is one of `contents`, exactly: what a compile's
    * new drafts restate among the memories it does not read in full. Bounded like any read.
    */
-  async activeWithContent(em: EntityManager, scope: TenantScope, subjectId: string, kinds: readonly MemoryKind[], contents: string[], limit: number): Promise<MemoryRow[]> {
+  async activeWithContent(em: DbHandle, scope: TenantScope, subjectId: string, kinds: readonly MemoryKind[], contents: string[], limit: number): Promise<MemoryRow[]> {
     if (contents.length === 0) return [];
     return this.scoped<MemoryRow>(em, scope, (t) => sql`
       SELECT ${columns('m')} FROM memories m
@@ -250,7 +250,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * content, summary and metadata (so at least one). `more` tells whether rows remain.
    * `asOf`: each memory in the state it had then (memories-as-of.ts).
    */
-  async page(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
+  async page(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
     return this.pageOf<MemoryRow>(em, scope, subjectId, opts, columns('x'));
   }
 
@@ -258,12 +258,12 @@ export class MemoriesRepository extends TenantScopedRepository {
    * The same page as `page`, each memory already in its wire shape as JSON text (MEMORY_JSON):
    * a large timeline costs the service no row parsing, Date objects or re-serialisation.
    */
-  async pageJson(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: string[]; last: MemoryCursor | null; more: boolean }> {
+  async pageJson(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: string[]; last: MemoryCursor | null; more: boolean }> {
     const page = await this.pageOf<{ json: string }>(em, scope, subjectId, opts, sql`${MEMORY_JSON} AS json`);
     return { ...page, rows: page.rows.map((r) => r.json) };
   }
 
-  private async pageOf<T extends object>(em: EntityManager, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
+  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
     // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
     const views = opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw('');
     const rows = await this.scoped<T & { cursor_at: string; cursor_id: string; candidates: number }>(em, scope, (t) => sql`
@@ -296,7 +296,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** All of a subject's memories (any status) in time order: created_at, then id. */
-  async listForSubject(em: EntityManager, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
+  async listForSubject(em: DbHandle, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
     return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(filter.asOf ?? null)}
       SELECT ${columns('m', filter.withEmbedding)} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} ${kindFilter(filter)}
@@ -306,7 +306,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** The memories with these ids that exist in scope, in the order of `ids`. */
-  async findByIds(em: EntityManager, scope: TenantScope, ids: string[], asOf: Date | null = null): Promise<MemoryRow[]> {
+  async findByIds(em: DbHandle, scope: TenantScope, ids: string[], asOf: Date | null = null): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
     const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(asOf)}
       SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[])`);
@@ -318,7 +318,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * Text search over active memories: case-insensitive substring of content, with `%` and `_`
    * literal (strpos, not LIKE). Newest first.
    */
-  async searchText(em: EntityManager, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number; asOf?: Date | null }): Promise<MemoryRow[]> {
+  async searchText(em: DbHandle, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number; asOf?: Date | null }): Promise<MemoryRow[]> {
     return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(q.asOf ?? null)}
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
@@ -335,7 +335,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * both engines return the same memories in the same order.
    */
   async searchSemantic(
-    em: EntityManager,
+    em: DbHandle,
     scope: TenantScope,
     mode: VectorMode,
     q: { subjectId: string; kind?: MemoryKind; vector: number[]; limit: number; asOf?: Date | null },
@@ -365,7 +365,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * sets shares no word with the query and would score near 0 anyway.
    */
   async semanticPool(
-    em: EntityManager,
+    em: DbHandle,
     scope: TenantScope,
     q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number; asOf?: Date | null },
   ): Promise<SemanticPoolRow[]> {
@@ -381,7 +381,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** Replaces a memory's sensitivity labels; null when no such memory is in scope. */
-  async setLabels(em: EntityManager, scope: TenantScope, id: string, labels: string[]): Promise<MemoryRow | null> {
+  async setLabels(em: DbHandle, scope: TenantScope, id: string, labels: string[]): Promise<MemoryRow | null> {
     const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
       WITH changed AS (
         UPDATE memories SET sensitivity_labels = ${labels}::varchar[], updated_at = now()
@@ -392,7 +392,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** As EpisodesRepository.staleSubjects, by the newest memory update. */
-  async staleSubjects(em: EntityManager, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
+  async staleSubjects(em: DbHandle, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
     return this.scoped<SubjectKey>(em, scope, (t) => sql`
       SELECT tenant_id, subject_id FROM memories
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
@@ -400,12 +400,12 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   /** When one of the subject's memories was last updated; null without memories. */
-  async lastActivity(em: EntityManager, scope: AnyScope, subjectId: string): Promise<Date | null> {
+  async lastActivity(em: DbHandle, scope: AnyScope, subjectId: string): Promise<Date | null> {
     const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(updated_at) AS last_at FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }
 
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -20,14 +20,14 @@ export interface PolicyBundleRow {
 export class PolicyRepository extends TenantScopedRepository {
   protected readonly table = 'policy_bundles';
 
-  async find(em: EntityManager, scope: AnyScope): Promise<PolicyBundleRow | null> {
+  async find(em: DbHandle, scope: AnyScope): Promise<PolicyBundleRow | null> {
     const rows = await this.scoped<PolicyBundleRow>(em, scope, (t) => sql`
       SELECT tenant_id, yaml, hash, updated_at FROM policy_bundles
       WHERE ${t()} AND tenant_id IS NOT DISTINCT FROM ${scope.tenantId}::varchar`);
     return rows[0] ?? null;
   }
 
-  async upsert(em: EntityManager, scope: OperatorScope, yaml: string, hash: string): Promise<PolicyBundleRow> {
+  async upsert(em: DbHandle, scope: OperatorScope, yaml: string, hash: string): Promise<PolicyBundleRow> {
     const rows = await this.stamped<PolicyBundleRow>(em, scope, (tenantId) => sql`
       INSERT INTO policy_bundles (tenant_id, yaml, hash) VALUES (${tenantId}, ${yaml}, ${hash})
       ON CONFLICT ((coalesce(tenant_id, ''))) DO UPDATE SET yaml = EXCLUDED.yaml, hash = EXCLUDED.hash, updated_at = now()
@@ -35,7 +35,7 @@ export class PolicyRepository extends TenantScopedRepository {
     return rows[0];
   }
 
-  async delete(em: EntityManager, scope: OperatorScope): Promise<boolean> {
+  async delete(em: DbHandle, scope: OperatorScope): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH gone AS (DELETE FROM policy_bundles WHERE ${t()} AND tenant_id IS NOT DISTINCT FROM ${scope.tenantId}::varchar RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);

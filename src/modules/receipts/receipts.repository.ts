@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -32,7 +32,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
    * from inside the statement, so it costs no extra round trip: the answer does not wait for
    * the disk flush of the receipt's WAL (docs/governance.md "Durability of receipts").
    */
-  async insert(em: EntityManager, scope: TenantScope, body: ReceiptBody, opts: { asyncCommit?: boolean } = {}): Promise<void> {
+  async insert(em: DbHandle, scope: TenantScope, body: ReceiptBody, opts: { asyncCommit?: boolean } = {}): Promise<void> {
     const text = JSON.stringify(body);
     await this.stamped(em, scope, (tenantId) =>
       opts.asyncCommit
@@ -51,13 +51,13 @@ export class ReceiptsRepository extends TenantScopedRepository {
    * A receipt may be held by several subjects of a tenant (a snapshot, a restore: migration
    * 0019), always with the same body, so any row of the id answers.
    */
-  async find(em: EntityManager, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
+  async find(em: DbHandle, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
     const rows = await this.scoped<{ body: string | ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
     return rows.length === 0 ? null : parseBody(rows[0].body);
   }
 
   /** Newest first, each id once (copies held by other subjects share it); `more` tells whether rows beyond the page exist. */
-  async list(em: EntityManager, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
+  async list(em: DbHandle, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
     const rows = await this.scoped<{ id: string; body: string | ReceiptBody; fits: boolean }>(em, scope, (t) => sql`
       SELECT id, body, running - size < ${q.maxBytes} AS fits FROM (
         SELECT id, body, pg_column_size(body) AS size, sum(pg_column_size(body)) OVER (ORDER BY id DESC) AS running
@@ -77,7 +77,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
     return { bodies: page.map((r) => parseBody(r.body)), more: rows.length > page.length };
   }
 
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<number> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH gone AS (DELETE FROM receipts WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { lockSnapshotName } from 'src/common/db/advisory-locks';
 import { sql, SqlFragment } from 'src/common/db/sql';
 import type { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
@@ -47,7 +47,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * key), so this looks at every tenant; a transaction-scoped advisory lock per name makes two
    * concurrent creations take consecutive versions instead of colliding.
    */
-  async nextVersion(em: EntityManager, scope: OperatorScope, name: string): Promise<number> {
+  async nextVersion(em: DbHandle, scope: OperatorScope, name: string): Promise<number> {
     await lockSnapshotName(em, name);
     const [row] = await this.scoped<{ version: number }>(em, scope.everyTenant(), (t) =>
       sql`SELECT coalesce(max(version), 0)::int + 1 AS version FROM snapshots WHERE ${t()} AND name = ${name}`);
@@ -60,7 +60,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * (tenant, timestamps, compiled state, embeddings) is kept exactly. Receipts are copied as
    * they are, id and body included (see copyReceipts).
    */
-  async copySubject(em: EntityManager, scope: OperatorScope, source: string, target: string): Promise<SubjectCopy> {
+  async copySubject(em: DbHandle, scope: OperatorScope, source: string, target: string): Promise<SubjectCopy> {
     const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
       WITH emap AS MATERIALIZED (
         SELECT id AS old_id, gen_random_uuid() AS new_id FROM episodes WHERE ${t()} AND subject_id = ${source}
@@ -107,7 +107,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * Rows keep their own tenant (the snapshot's). Receipts come back unchanged (copyReceipts):
    * not shifted, not renumbered, so they still verify; one the target already holds is skipped.
    */
-  async restoreSubject(em: EntityManager, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<SubjectCopy> {
+  async restoreSubject(em: DbHandle, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<SubjectCopy> {
     const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
       WITH anchor AS MATERIALIZED (
         SELECT coalesce((SELECT max(created_at) FROM episodes WHERE ${t()} AND subject_id = ${source}),
@@ -148,7 +148,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
     return row;
   }
 
-  async insert(em: EntityManager, scope: OperatorScope, s: Omit<SnapshotRow, 'id' | 'tenant_id' | 'created_at'>): Promise<SnapshotRow> {
+  async insert(em: DbHandle, scope: OperatorScope, s: Omit<SnapshotRow, 'id' | 'tenant_id' | 'created_at'>): Promise<SnapshotRow> {
     const [row] = await this.stamped<SnapshotRow>(em, scope, (tenantId) => sql`
       INSERT INTO snapshots (tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count)
       VALUES (${tenantId}, ${s.name}, ${s.version}, ${s.source_subject_id}, ${s.snapshot_subject_id}, ${JSON.stringify(s.metadata)}::jsonb,
@@ -157,17 +157,17 @@ export class SnapshotsRepository extends TenantScopedRepository {
     return row;
   }
 
-  async list(em: EntityManager, scope: OperatorScope): Promise<SnapshotRow[]> {
+  async list(em: DbHandle, scope: OperatorScope): Promise<SnapshotRow[]> {
     return this.scoped<SnapshotRow>(em, scope, (t) => sql`
       SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} ORDER BY created_at DESC, name, version DESC`);
   }
 
-  async findById(em: EntityManager, scope: OperatorScope, id: string): Promise<SnapshotRow | null> {
+  async findById(em: DbHandle, scope: OperatorScope, id: string): Promise<SnapshotRow | null> {
     const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
 
-  async findLatestByName(em: EntityManager, scope: OperatorScope, name: string): Promise<SnapshotRow | null> {
+  async findLatestByName(em: DbHandle, scope: OperatorScope, name: string): Promise<SnapshotRow | null> {
     const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`
       SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND name = ${name} ORDER BY version DESC LIMIT 1`);
     return rows[0] ?? null;

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
@@ -16,7 +16,7 @@ export class SubjectsRepository extends TenantScopedRepository {
   protected readonly table = 'episodes and memories (subject listing)';
 
   /** Subjects with counts, ordered by subject id; `_snapshot/` subjects are hidden. */
-  async list(em: EntityManager, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
+  async list(em: DbHandle, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
     const rows = await this.scoped<{ subject_id: string; episode_count: number; memory_count: number; total: number }>(em, scope, (t) => sql`
       WITH subjects AS (
         SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND ${notSnapshotSubject()} GROUP BY subject_id

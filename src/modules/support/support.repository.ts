@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -46,7 +46,7 @@ export class SupportRepository extends TenantScopedRepository {
    * re-sent `resolved` does not move the resolution time; legacy rows without one keep
    * updated_at, the latest moment they can have been resolved); null for any other status.
    */
-  async upsertResolution(em: EntityManager, scope: TenantScope, draft: ResolutionDraft): Promise<ResolutionRow> {
+  async upsertResolution(em: DbHandle, scope: TenantScope, draft: ResolutionDraft): Promise<ResolutionRow> {
     const [row] = await this.stamped<ResolutionRow>(em, scope, (tenantId) => sql`
       INSERT INTO resolutions AS r (id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata)
       VALUES (${draft.id}, ${tenantId}, ${draft.subject_id}, ${draft.session_id}, ${draft.status}, ${draft.resolution_summary},
@@ -65,7 +65,7 @@ export class SupportRepository extends TenantScopedRepository {
   }
 
   /** Newest update first (ties: newest record first, then id), optionally of one status. */
-  async listResolutions(em: EntityManager, scope: TenantScope, subjectId: string, status?: ResolutionStatus): Promise<ResolutionRow[]> {
+  async listResolutions(em: DbHandle, scope: TenantScope, subjectId: string, status?: ResolutionStatus): Promise<ResolutionRow[]> {
     return this.scoped<ResolutionRow>(em, scope, (t) => sql`
       SELECT ${RESOLUTION_COLUMNS} FROM resolutions
       WHERE ${t()} AND subject_id = ${subjectId} ${status ? sql`AND status = ${status}` : raw('')}
@@ -77,7 +77,7 @@ export class SupportRepository extends TenantScopedRepository {
    * cached. Holding the lock while computing and comparing is what makes each state change
    * emit its event once: a concurrent computation waits here and then sees the new state.
    */
-  async lockCachedHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<CachedHealth | null> {
+  async lockCachedHealth(em: DbHandle, scope: TenantScope, subjectId: string): Promise<CachedHealth | null> {
     const rows = await this.scoped<CachedHealth>(em, scope, (t) => sql`
       SELECT state, score FROM health_cache
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
@@ -90,7 +90,7 @@ export class SupportRepository extends TenantScopedRepository {
    * one first (ON CONFLICT waits for it to commit): the caller then locks that row and
    * computes again.
    */
-  async insertCachedHealth(em: EntityManager, scope: TenantScope, health: HealthToCache): Promise<boolean> {
+  async insertCachedHealth(em: DbHandle, scope: TenantScope, health: HealthToCache): Promise<boolean> {
     const rows = await this.stamped(em, scope, (tenantId) => sql`
       INSERT INTO health_cache (tenant_id, subject_id, state, score, factors)
       VALUES (${tenantId}, ${health.subject_id}, ${health.state}, ${health.score}, ${JSON.stringify(health.factors)}::jsonb)
@@ -100,13 +100,13 @@ export class SupportRepository extends TenantScopedRepository {
   }
 
   /** Updates the row locked by `lockCachedHealth`. */
-  async updateCachedHealth(em: EntityManager, scope: TenantScope, health: HealthToCache): Promise<void> {
+  async updateCachedHealth(em: DbHandle, scope: TenantScope, health: HealthToCache): Promise<void> {
     await this.scoped(em, scope, (t) => sql`
       UPDATE health_cache SET state = ${health.state}, score = ${health.score}, factors = ${JSON.stringify(health.factors)}::jsonb, updated_at = now()
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${health.subject_id}`);
   }
 
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
     const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     await this.takeRefreshMark(em, scope, subjectId);
@@ -118,14 +118,14 @@ export class SupportRepository extends TenantScopedRepository {
    * an ingestion still holding the mark makes this wait for its commit, so the inputs read next
    * include its episodes. Returns whether there was one.
    */
-  async takeRefreshMark(em: EntityManager, scope: AnyScope, subjectId: string): Promise<boolean> {
+  async takeRefreshMark(em: DbHandle, scope: AnyScope, subjectId: string): Promise<boolean> {
     const rows = await this.scoped(em, scope, (t) => sql`
       DELETE FROM health_refresh_marks WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} RETURNING 1`);
     return rows.length > 0;
   }
 
   /** Marks older than `olderThanMs`, oldest first: recomputations nobody ran (the process died). */
-  async staleRefreshMarks(em: EntityManager, operator: OperatorScope, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
+  async staleRefreshMarks(em: DbHandle, operator: OperatorScope, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
     return this.scoped(em, operator, (t) => sql`
       SELECT tenant_id, subject_id FROM health_refresh_marks
       WHERE ${t()} AND marked_at <= now() - make_interval(secs => ${olderThanMs / 1000})

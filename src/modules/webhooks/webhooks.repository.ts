@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -35,7 +35,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * created_at is the wall clock at insert, not the transaction start (now()), so events of
    * concurrent transactions are ordered as they happened, and a batch keeps its order.
    */
-  async insert(em: EntityManager, scope: AnyScope, rows: NewWebhookEvent[]): Promise<void> {
+  async insert(em: DbHandle, scope: AnyScope, rows: NewWebhookEvent[]): Promise<void> {
     if (rows.length === 0) return;
     await this.stamped(em, scope, (tenantId) => sql`
       INSERT INTO webhook_events (tenant_id, event, payload, created_at, next_attempt_at)
@@ -49,7 +49,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * are deleted whatever their status (a delivered payload still holds the id); a batch event
    * naming several subjects keeps the others. Returns the number of events deleted or rewritten.
    */
-  async forgetSubject(em: EntityManager, scope: TenantScope, subjectId: string): Promise<number> {
+  async forgetSubject(em: DbHandle, scope: TenantScope, subjectId: string): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH gone AS (
         DELETE FROM webhook_events WHERE ${t()}
@@ -68,7 +68,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * other workers; SKIP LOCKED lets concurrent claims pass each other instead of queueing, and
    * a claim whose lease ran out (its process died) is taken again.
    */
-  async claimDue(em: EntityManager, scope: OperatorScope, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
+  async claimDue(em: DbHandle, scope: OperatorScope, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
     return this.scoped<WebhookEventRow>(em, scope, (t) => sql`
       -- Wrapped so the batch comes back oldest first (UPDATE … RETURNING has no order).
       -- MATERIALIZED: the LIMIT picks ids once; a rescanned IN (subquery), as the planner may
@@ -91,7 +91,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * Records one attempt. The `attempts` guard makes a late writer (whose lease expired and whose
    * row another worker already retried) a no-op instead of overwriting the newer result.
    */
-  async recordAttempt(em: EntityManager, scope: OperatorScope, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
+  async recordAttempt(em: DbHandle, scope: OperatorScope, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
     const error = outcome.status === 'delivered' ? null : outcome.error;
     const delayMs = outcome.status === 'pending' ? outcome.delayMs : 0;
     const rows = await this.scoped(em, scope, (t) => sql`
@@ -108,7 +108,7 @@ export class WebhooksRepository extends TenantScopedRepository {
     return rows.length === 1;
   }
 
-  async findById(em: EntityManager, scope: OperatorScope, id: string): Promise<WebhookEventRow | null> {
+  async findById(em: DbHandle, scope: OperatorScope, id: string): Promise<WebhookEventRow | null> {
     const rows = await this.scoped<WebhookEventRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
@@ -119,7 +119,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * queue, not the outbox; delivered events, most of the table, are read from
    * webhook_event_counts, which triggers keep (migration 0015).
    */
-  async counts(em: EntityManager, scope: OperatorScope): Promise<WebhookCounts> {
+  async counts(em: DbHandle, scope: OperatorScope): Promise<WebhookCounts> {
     const [open] = await this.scoped<Omit<WebhookCounts, 'delivered'>>(em, scope, (t) => sql`
       SELECT
         count(*) FILTER (WHERE status = 'pending')::int AS pending,
@@ -139,7 +139,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * is only claimed once due), so it bounds delivered_at from below and lets the due index
    * find candidates; delivered events are then cut at their delivered_at exactly.
    */
-  async pruneBatch(em: EntityManager, scope: OperatorScope, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
+  async pruneBatch(em: DbHandle, scope: OperatorScope, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
     const cutoff = sql`now() - make_interval(secs => ${olderThanDays * 86_400})`;
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       WITH gone AS (
@@ -159,7 +159,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * status code stay until the next attempt replaces them, so the operator still sees why.
    * `ids` null means every dead letter in scope; `limit` bounds one statement (the CLI batches).
    */
-  async requeueDead(em: EntityManager, scope: OperatorScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
+  async requeueDead(em: DbHandle, scope: OperatorScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
     const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
       UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = now(), locked_until = NULL
       WHERE ${t()} AND id IN (

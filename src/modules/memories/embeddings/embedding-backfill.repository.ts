@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { EntityManager } from 'typeorm';
+import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -21,7 +21,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
   protected readonly table = 'memories';
 
   /** The next `limit` flagged memories after the cursor (created_at, id), oldest first; deleted ones are skipped. */
-  async pending(em: EntityManager, scope: OperatorScope, limit: number, after: { cursor: string; id: string } | null): Promise<PendingEmbedding[]> {
+  async pending(em: DbHandle, scope: OperatorScope, limit: number, after: { cursor: string; id: string } | null): Promise<PendingEmbedding[]> {
     return this.scoped<PendingEmbedding>(em, scope, (t) => sql`
       SELECT id, content, created_at::text AS cursor FROM memories
       WHERE ${t()} AND needs_embedding AND status <> 'deleted'
@@ -30,7 +30,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
       LIMIT ${limit}`);
   }
 
-  async countPending(em: EntityManager, scope: OperatorScope): Promise<number> {
+  async countPending(em: DbHandle, scope: OperatorScope): Promise<number> {
     const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
       SELECT count(*)::int AS n FROM memories WHERE ${t()} AND needs_embedding AND status <> 'deleted'`);
     return row.n;
@@ -40,7 +40,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
    * Stores vectors (null: the text had nothing to embed) and clears the flag. Only rows still
    * flagged change, so a second backfill racing this one cannot overwrite newer work.
    */
-  async store(em: EntityManager, scope: AnyScope, items: { id: string; embedding: number[] | null }[]): Promise<number> {
+  async store(em: DbHandle, scope: AnyScope, items: { id: string; embedding: number[] | null }[]): Promise<number> {
     if (items.length === 0) return 0;
     const rows = await this.scoped(em, scope, (t) => sql`
       WITH changed AS (
