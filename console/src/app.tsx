@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import type { Session } from './api.js';
 import { ContextPage } from './pages/context.js';
+import { OperatorPage } from './pages/operator.js';
 import { ReceiptPage, ReceiptsPage } from './pages/receipts.js';
 import { SignIn } from './pages/sign-in.js';
 import { SubjectPage } from './pages/subject.js';
@@ -38,15 +39,17 @@ export function App() {
           {nav('subjects', 'Subjects')}
           {nav('context', 'Context inspector')}
           {nav('receipts', 'Receipts')}
+          {nav('operator', 'Operator')}
         </nav>
         <span class="who">
-          {session.tenant ? (
-            <>
-              tenant <code data-testid="tenant">{session.tenant}</code>
-            </>
-          ) : (
-            'no tenant header'
-          )}
+          <TenantSwitch
+            tenant={session.tenant}
+            onChange={(tenant) => {
+              const next = { ...session, tenant };
+              saveSession(next);
+              setSession(next);
+            }}
+          />
           <button
             type="button"
             onClick={() => {
@@ -63,8 +66,34 @@ export function App() {
         {section === 'subjects' && !id ? <SubjectsPage session={session} /> : null}
         {section === 'context' ? <ContextPage session={session} initialSubject={route.query.get('subject') ?? ''} /> : null}
         {section === 'receipts' && id ? <ReceiptPage session={session} receiptId={id} key={id} /> : null}
+        {section === 'operator' ? <OperatorPage session={session} /> : null}
         {section === 'receipts' && !id ? <ReceiptsPage session={session} subjectId={route.query.get('subject')} /> : null}
       </div>
     </>
+  );
+}
+
+/**
+ * The tenant sent as X-Tenant-ID, switchable without signing in again (a key bound to a tenant
+ * needs none, and a foreign one is refused with 403 by the service).
+ */
+function TenantSwitch({ tenant, onChange }: { tenant: string | null; onChange: (tenant: string | null) => void }) {
+  const [text, setText] = useState(tenant ?? '');
+  return (
+    <form
+      aria-label="Tenant"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onChange(text.trim() || null);
+      }}
+    >
+      <label class="check">
+        Tenant
+        <input name="switch-tenant" value={text} placeholder="none" onInput={(e) => setText(e.currentTarget.value)} data-testid="tenant" />
+      </label>
+      <button type="submit" disabled={(text.trim() || null) === tenant}>
+        Switch
+      </button>
+    </form>
   );
 }

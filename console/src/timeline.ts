@@ -12,9 +12,11 @@ export interface TimelineFilters {
   session: string;
   /** Case-insensitive text search in content and payload. */
   text: string;
+  /** Comma-separated sensitivity labels: memories holding any of them (episodes are left out). */
+  labels: string;
 }
 
-export const NO_FILTERS: TimelineFilters = { kind: '', status: '', session: '', text: '' };
+export const NO_FILTERS: TimelineFilters = { kind: '', status: '', session: '', text: '', labels: '' };
 
 /**
  * Episodes and memories interleaved in time, newest first. A memory is placed at valid_from
@@ -24,8 +26,9 @@ export const NO_FILTERS: TimelineFilters = { kind: '', status: '', session: '', 
 export function buildTimeline(episodes: readonly Episode[], memories: readonly Memory[], f: TimelineFilters = NO_FILTERS): TimelineItem[] {
   const sessionOf = new Map(episodes.map((e) => [e.id, e.session_id]));
   const text = f.text.trim().toLowerCase();
+  const labels = (f.labels ?? '').split(',').map((l) => l.trim().toLowerCase()).filter(Boolean);
   const items: TimelineItem[] = [];
-  if ((f.kind === '' || f.kind === 'episode') && f.status === '') {
+  if ((f.kind === '' || f.kind === 'episode') && f.status === '' && labels.length === 0) {
     for (const e of episodes) {
       if (f.session && e.session_id !== f.session) continue;
       if (text && !episodeText(e).toLowerCase().includes(text)) continue;
@@ -38,6 +41,7 @@ export function buildTimeline(episodes: readonly Episode[], memories: readonly M
       if (f.status && m.status !== f.status) continue;
       if (f.session && !m.source_episode_ids.some((id) => sessionOf.get(id) === f.session)) continue;
       if (text && !`${m.content} ${m.summary ?? ''}`.toLowerCase().includes(text)) continue;
+      if (labels.length && !(m.sensitivity_labels ?? []).some((l) => labels.includes(l))) continue;
       items.push({ type: 'memory', at: m.valid_from, memory: m });
     }
   }

@@ -77,6 +77,7 @@ describe('console in Chromium (embedded engine)', () => {
     await api('POST', '/v1/memories/compile', { subject_id: SUBJECT });
     await api('POST', '/v1/memories', { subject_id: SUBJECT, kind: 'profile_fact', content: 'My phone number is 555-0100.' });
     await api('POST', '/v1/episodes', { subject_id: 'other-subject', source: 'chat', type: 'note', payload: { text: 'A second subject.' } });
+    await api('POST', '/v1/memories/compile', { subject_id: 'other-subject', async: true });
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -168,6 +169,45 @@ describe('console in Chromium (embedded engine)', () => {
     await verdict.waitFor();
     assert.match(await verdict.innerText(), /^valid · ok · key console-e2e/);
     await page.screenshot({ path: join(SHOTS, 'receipt.png') });
+  });
+
+  it('shows the operator pages: compile jobs, webhook counts, and a policy edit refused at its line then saved', async () => {
+    await page.getByRole('link', { name: 'Operator' }).click();
+    const jobs = page.getByRole('region', { name: 'Compile jobs' });
+    await jobs.locator('tr', { hasText: 'other-subject' }).waitFor();
+    await page.getByTestId('dead-letters').waitFor();
+    const policy = page.getByRole('region', { name: 'Policy bundle' });
+    await policy.getByLabel('YAML').fill('version: 1\nmode: enforce\nrules:\n  - id: r1\n    deny_label: [health]\n');
+    await policy.getByRole('button', { name: 'Save policy' }).click();
+    const refusal = policy.getByRole('alert');
+    await refusal.waitFor();
+    assert.match(await refusal.innerText(), /422 invalid_policy/);
+    await policy.getByLabel('YAML').fill('version: 1\nmode: log_only\nrules:\n  - id: r1\n    deny_labels: [health]\n');
+    await policy.getByRole('button', { name: 'Save policy' }).click();
+    await policy.getByTestId('policy-saved').waitFor();
+    await page.screenshot({ path: join(SHOTS, 'operator.png'), fullPage: true });
+  });
+
+  it('shows a subject as it was at an earlier instant, and switches the tenant header without signing in again', async () => {
+    await page.goto(`${base}/console/#/subjects/${SUBJECT}`);
+    await page.locator('.trow').first().waitFor();
+    await page.getByLabel('As of (your time)').fill('2020-01-01T00:00:00');
+    await page.getByText('Nothing is stored for this subject.').waitFor();
+    await page.getByRole('button', { name: 'Now' }).click();
+    await page.locator('.trow').first().waitFor();
+    // This service is single-tenant (no SERVICE_REQUIRE_TENANT), so it ignores the header; the
+    // console must still send it, in a header, with the key in a header too.
+    await page.getByTestId('tenant').fill('acme');
+    const sent = page.waitForRequest((r) => r.url().includes('/v1/timeline'));
+    await page.getByRole('button', { name: 'Switch' }).click();
+    const req = await sent;
+    assert.equal(req.headers()['x-tenant-id'], 'acme');
+    assert.equal(req.headers()['x-api-key'], KEY);
+    assert.ok(!req.url().includes(KEY));
+    assert.match(await page.evaluate(() => sessionStorage.getItem('memory-console.session') ?? ''), /"tenant":"acme"/);
+    await page.getByTestId('tenant').fill('');
+    await page.getByRole('button', { name: 'Switch' }).click();
+    await page.locator('.trow').first().waitFor();
   });
 
   it('fits a phone width without horizontal scrolling', async () => {

@@ -34,7 +34,7 @@ const memory = (id: string, at: string, kind: string, status: string, sources: s
 const episodes = [episode('e1', '2026-01-01T10:00:00.000Z', 'a', 'I prefer email'), episode('e2', '2026-01-02T10:00:00.000Z', 'b', 'My plan is Team')];
 const memories = [
   memory('m1', '2026-01-01T10:00:00.000Z', 'profile_fact', 'superseded', ['e1']),
-  memory('m2', '2026-01-02T10:00:00.000Z', 'profile_fact', 'active', ['e2'], { metadata: { supersedes: ['m1'] } }),
+  memory('m2', '2026-01-02T10:00:00.000Z', 'profile_fact', 'active', ['e2'], { metadata: { supersedes: ['m1'] }, sensitivity_labels: ['pii'] }),
   memory('m3', '2026-01-02T10:00:00.000Z', 'episode_summary', 'tombstoned', ['e2'], { content: '' }),
 ];
 
@@ -44,14 +44,15 @@ describe('timeline', () => {
     assert.deepEqual(ids, ['m2', 'm3', 'e2', 'm1', 'e1']);
   });
 
-  it('filters by kind, status and session (memories by the session of their source episodes)', () => {
+  it('filters by kind, status, session (memories by the session of their source episodes), text and labels', () => {
     const ids = (f: Partial<Parameters<typeof buildTimeline>[2]>) =>
-      buildTimeline(episodes, memories, { kind: '', status: '', session: '', text: '', ...f }).map((i) => (i.type === 'episode' ? i.episode.id : i.memory.id));
+      buildTimeline(episodes, memories, { kind: '', status: '', session: '', text: '', labels: '', ...f }).map((i) => (i.type === 'episode' ? i.episode.id : i.memory.id));
     assert.deepEqual(ids({ kind: 'episode' }), ['e2', 'e1']);
     assert.deepEqual(ids({ kind: 'profile_fact' }), ['m2', 'm1']);
     assert.deepEqual(ids({ status: 'tombstoned' }), ['m3']);
     assert.deepEqual(ids({ session: 'a' }), ['m1', 'e1']);
     assert.deepEqual(ids({ text: 'EMAIL' }), ['e1']);
+    assert.deepEqual(ids({ labels: 'health, PII' }), ['m2']);
   });
 
   it('lists the facets present and the versions around a memory in both directions', () => {
@@ -61,7 +62,7 @@ describe('timeline', () => {
   });
 
   it('renders a tombstoned memory row with its status and an erased-content marker', () => {
-    const [row] = buildTimeline(episodes, memories, { kind: '', status: 'tombstoned', session: '', text: '' });
+    const [row] = buildTimeline(episodes, memories, { kind: '', status: 'tombstoned', session: '', text: '', labels: '' });
     const html = render(<TimelineRow item={row!} selected={false} onSelect={() => undefined} />);
     assert.match(html, /data-status="tombstoned"/);
     assert.match(html, /\(content erased\)/);
@@ -69,7 +70,7 @@ describe('timeline', () => {
   });
 
   it('renders an episode row with its messages as text', () => {
-    const row = buildTimeline(episodes, memories, { kind: 'episode', status: '', session: 'a', text: '' })[0]!;
+    const row = buildTimeline(episodes, memories, { kind: 'episode', status: '', session: 'a', text: '', labels: '' })[0]!;
     const html = render(<TimelineRow item={row} selected onSelect={() => undefined} />);
     assert.match(html, /user: I prefer email/);
     assert.match(html, /aria-pressed="true"/);

@@ -29,6 +29,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
   const [filters, setFilters] = useState<TimelineFilters>(NO_FILTERS);
   const [selected, setSelected] = useState<string | null>(null);
   const narrow = useMedia(NARROW);
+  const [asOf, setAsOf] = useState('');
 
   useEffect(() => {
     let live = true;
@@ -40,7 +41,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
     (async () => {
       let cursor: string | null = null;
       do {
-        const page: Timeline = await call<Timeline>(session, 'GET', withQuery('/v1/timeline', { subject_id: subjectId, limit: PAGE, cursor }));
+        const page: Timeline = await call<Timeline>(session, 'GET', withQuery('/v1/timeline', { subject_id: subjectId, limit: PAGE, cursor, as_of: asOf ? new Date(asOf).toISOString() : undefined }));
         if (!live) return;
         setEpisodes((xs) => xs.concat(page.episodes));
         setMemories((xs) => xs.concat(page.memories));
@@ -52,7 +53,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
     return () => {
       live = false;
     };
-  }, [session, subjectId]);
+  }, [session, subjectId, asOf]);
 
   const items = useMemo(() => buildTimeline(episodes, memories, filters), [episodes, memories, filters]);
   const f = useMemo(() => facets(episodes, memories), [episodes, memories]);
@@ -72,6 +73,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
         Subject <code>{subjectId}</code>
       </h1>
       <p class="muted">
+        {asOf ? <strong>As it was at {new Date(asOf).toISOString()}: </strong> : null}
         {episodes.length} episodes, {memories.length} memories{loading ? ' (loading more…)' : ''} ·{' '}
         <a href={href(['context'], { subject: subjectId })}>Inspect a context bundle</a> · <a href={href(['receipts'], { subject: subjectId })}>Receipts</a>
       </p>
@@ -114,6 +116,19 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
           Text
           <input type="search" name="text" value={filters.text} onInput={(e) => set({ text: e.currentTarget.value })} />
         </label>
+        <label>
+          Labels
+          <input type="search" name="labels" value={filters.labels} placeholder="e.g. pii" onInput={(e) => set({ labels: e.currentTarget.value })} />
+        </label>
+        <label>
+          As of (your time)
+          <input type="datetime-local" name="as_of" step={1} value={asOf} onChange={(e) => setAsOf(e.currentTarget.value)} />
+        </label>
+        {asOf ? (
+          <button type="button" onClick={() => setAsOf('')}>
+            Now
+          </button>
+        ) : null}
       </form>
       {error ? <ErrorView error={error} /> : null}
       {loading && items.length === 0 && !error ? <Loading what="the timeline" /> : null}

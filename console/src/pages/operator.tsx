@@ -1,0 +1,220 @@
+import { useEffect, useState } from 'preact/hooks';
+import { call, withQuery } from '../api.js';
+import type { Session } from '../api.js';
+import { Empty, ErrorView, Loading } from '../components/error-view.js';
+import { formatTime } from '../components/timeline-row.js';
+
+/**
+ * Operator endpoints (/admin): they need a key holding the operator role, and take the tenant as
+ * a `tenant_id` filter rather than the header (docs/operations.md). A client key sees each
+ * section's 403 envelope.
+ */
+export function OperatorPage({ session }: { session: Session }) {
+  return (
+    <main>
+      <h1>Operator</h1>
+      <p class="muted">{session.tenant ? `Filtered to tenant ${session.tenant}.` : 'All tenants.'} These pages need an operator key.</p>
+      <Jobs session={session} />
+      <Webhooks session={session} />
+      <Policy session={session} />
+    </main>
+  );
+}
+
+interface Job {
+  job_id: string;
+  subject_id: string;
+  tenant_id: string | null;
+  status: string;
+  memories_created: number | null;
+  error: string | null;
+  created_at: string;
+}
+
+const JOB_STATUSES = ['', 'pending', 'running', 'completed', 'failed'];
+
+function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | null; error: unknown; reload: () => void } {
+  const [data, setData] = useState<T | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setData(null);
+    setError(null);
+    fn()
+      .then((d) => live && setData(d))
+      .catch((e) => live && setError(e));
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  return { data, error, reload: () => setTick((n) => n + 1) };
+}
+
+function Jobs({ session }: { session: Session }) {
+  const [status, setStatus] = useState('');
+  const { data, error } = useLoad(() => call<{ jobs: Job[] }>(session, 'GET', withQuery('/admin/jobs', { status, tenant_id: session.tenant, limit: 50 })), [session, status]);
+  return (
+    <section aria-label="Compile jobs">
+      <h2>Compile jobs</h2>
+      <label>
+        Status
+        <select name="job-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          {JOB_STATUSES.map((s) => (
+            <option value={s} key={s}>
+              {s || 'all'}
+            </option>
+          ))}
+        </select>
+      </label>
+      {error ? <ErrorView error={error} /> : null}
+      {!data && !error ? <Loading what="jobs" /> : null}
+      {data && data.jobs.length === 0 ? <Empty>No compile job{status ? ` is ${status}` : ''}. Failed jobs are put back with the `jobs requeue-failed` command.</Empty> : null}
+      {data && data.jobs.length > 0 ? (
+        <div class="scores-wrap">
+          <table class="grid">
+            <thead>
+              <tr>
+                <th scope="col">Created</th>
+                <th scope="col">Subject</th>
+                <th scope="col">Tenant</th>
+                <th scope="col">Status</th>
+                <th scope="col" class="num">Memories</th>
+                <th scope="col">Error</th>
+              </tr>
+            </thead>
+            <tbody>
+              {data.jobs.map((j) => (
+                <tr key={j.job_id} data-status={j.status}>
+                  <td>{formatTime(j.created_at)}</td>
+                  <td>{j.subject_id}</td>
+                  <td>{j.tenant_id ?? '—'}</td>
+                  <td>{j.status}</td>
+                  <td class="num">{j.memories_created ?? '—'}</td>
+                  <td>{j.error ?? ''}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      ) : null}
+    </section>
+  );
+}
+
+interface WebhookStats {
+  pending: number;
+  delivered: number;
+  dead_letter: number;
+  total: number;
+  oldest_pending_age_seconds: number | null;
+}
+
+function Webhooks({ session }: { session: Session }) {
+  const { data, error, reload } = useLoad(() => call<WebhookStats>(session, 'GET', withQuery('/admin/webhooks/stats', { tenant_id: session.tenant })), [session]);
+  const [confirm, setConfirm] = useState(false);
+  const [result, setResult] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
+  async function requeue() {
+    setActionError(null);
+    try {
+      const r = await call<Record<string, unknown>>(session, 'POST', '/admin/webhooks/dead-letters/requeue', session.tenant ? { tenant_id: session.tenant } : {});
+      setResult(JSON.stringify(r));
+      setConfirm(false);
+      reload();
+    } catch (e) {
+      setActionError(e);
+    }
+  }
+  return (
+    <section aria-label="Webhooks">
+      <h2>Webhook deliveries</h2>
+      {error ? <ErrorView error={error} /> : null}
+      {!data && !error ? <Loading what="webhook counts" /> : null}
+      {data ? (
+        <>
+          <dl class="stats">
+            <dt>pending</dt>
+            <dd>{data.pending}</dd>
+            <dt>delivered (kept)</dt>
+            <dd>{data.delivered}</dd>
+            <dt>dead letters</dt>
+            <dd data-testid="dead-letters">{data.dead_letter}</dd>
+            <dt>oldest pending</dt>
+            <dd>{data.oldest_pending_age_seconds === null ? '—' : `${Math.round(data.oldest_pending_age_seconds)} s`}</dd>
+          </dl>
+          <button type="button" disabled={data.dead_letter === 0} onClick={() => setConfirm(true)}>
+            Requeue dead letters…
+          </button>
+          {confirm ? (
+            <div class="confirm" role="alertdialog" aria-label="Confirm requeue">
+              <p>Put {data.dead_letter} dead letters back in the queue with their attempts reset?</p>
+              <button type="button" onClick={requeue}>
+                Requeue
+              </button>{' '}
+              <button type="button" onClick={() => setConfirm(false)}>
+                Cancel
+              </button>
+            </div>
+          ) : null}
+          {result ? <p class="muted">Requeued: {result}</p> : null}
+          {actionError ? <ErrorView error={actionError} /> : null}
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+interface PolicyBundle {
+  yaml: string;
+  mode: string;
+  policy_bundle_hash: string;
+  updated_at: string;
+}
+
+const POLICY_TEMPLATE = 'version: 1\nmode: log_only\nrules:\n  - id: medical-only-for-clinicians\n    deny_labels: [health]\n    unless_caller_types: [clinician]\n';
+
+function Policy({ session }: { session: Session }) {
+  const { data, error } = useLoad(
+    () =>
+      call<PolicyBundle>(session, 'GET', withQuery('/admin/policy', { tenant_id: session.tenant })).catch((e: unknown) => {
+        // No bundle yet is a 404: start from a template instead of an error.
+        if (e && typeof e === 'object' && 'status' in e && (e as { status: number }).status === 404) return null;
+        throw e;
+      }),
+    [session],
+  );
+  const [yaml, setYaml] = useState<string | null>(null);
+  const [saved, setSaved] = useState<PolicyBundle | null>(null);
+  const [saveError, setSaveError] = useState<unknown>(null);
+  const text = yaml ?? data?.yaml ?? POLICY_TEMPLATE;
+  async function save(e: Event) {
+    e.preventDefault();
+    setSaveError(null);
+    try {
+      setSaved(await call<PolicyBundle>(session, 'PUT', withQuery('/admin/policy', { tenant_id: session.tenant }), { yaml: text }));
+    } catch (err) {
+      setSaveError(err);
+    }
+  }
+  return (
+    <section aria-label="Policy bundle">
+      <h2>Policy bundle</h2>
+      {error ? <ErrorView error={error} /> : null}
+      <p class="muted">{data ? `In force: mode ${data.mode}, hash ${data.policy_bundle_hash.slice(0, 12)}…, updated ${formatTime(data.updated_at)}.` : 'No bundle in force: the template below is not saved.'}</p>
+      <form onSubmit={save}>
+        <label>
+          YAML
+          <textarea name="policy" rows={10} class="code" value={text} onInput={(e) => setYaml(e.currentTarget.value)} spellcheck={false} />
+        </label>
+        <button type="submit">Save policy</button>
+      </form>
+      {saved ? (
+        <p role="status" data-testid="policy-saved">
+          Saved: hash {saved.policy_bundle_hash.slice(0, 12)}…
+        </p>
+      ) : null}
+      {saveError ? <ErrorView error={saveError} /> : null}
+    </section>
+  );
+}
