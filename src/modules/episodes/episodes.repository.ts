@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import type { SubjectKey } from 'src/common/db/subject-key';
+import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -18,11 +19,9 @@ import { episodesAsOfCte } from './episodes-as-of.sql';
  * budget however large single episodes are. The stored (possibly compressed) size would
  * undercount: a repetitive 1.5 MB payload is a few kB on disk.
  */
-const EPISODE_BYTES = raw(`(octet_length(e.payload::text) + octet_length(coalesce(e.metadata, '{}'::jsonb)::text) + octet_length(coalesce(e.provenance, '{}'::jsonb)::text))`);
+const episodeBytes = (a: string) => raw(`(octet_length(${a}.payload::text) + octet_length(coalesce(${a}.metadata, '{}'::jsonb)::text) + octet_length(coalesce(${a}.provenance, '{}'::jsonb)::text))`);
 
 const COLUMNS_X = columnList(EPISODE_WIRE_COLUMNS, 'x');
-
-const CURSOR_AT = raw(`to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`);
 
 /**
  * An episode row `x` as the JSON text of its wire shape: `toEpisodeDto` (dto/episode.dto.ts)
@@ -91,7 +90,7 @@ export class EpisodesRepository extends TenantScopedRepository {
   /**
    * One page of a subject's episodes in time order (created_at, then insertion order) after
    * `after`: at most `limit` rows, and rows are added while those before them total under
-   * `maxBytes` (EPISODE_BYTES), so a page exceeds it by at most its last row and always has at
+   * `maxBytes` (episodeBytes), so a page exceeds it by at most its last row and always has at
    * least one. Sizes are measured on the page's candidate rows only, never on the whole subject.
    * `content_text` is not read (the wire shape does not carry it). Returns the rows, the cursor
    * of the last, and whether rows remain after it. `asOf`: as the subject stood then (episodes-as-of.ts).
@@ -110,32 +109,22 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions, select: SqlFragment): Promise<{ rows: T[]; last: EpisodeCursor | null; more: boolean }> {
-    // As of an instant, the view named `episodes` shadows the table for the whole statement.
-    const views = opts.asOf ? sql`${episodesAsOfCte(opts.asOf)},` : raw('');
-    const rows = await this.scoped<T & { cursor_at: string; cursor_seq: string; candidates: number }>(em, scope, (t) => sql`
-      WITH ${views} candidates AS (
-        SELECT e.id, e.created_at, e.seq, ${EPISODE_BYTES} AS bytes FROM episodes e
-        WHERE ${t('e')} AND e.subject_id = ${subjectId}
-          ${opts.after ? sql`AND (e.created_at, e.seq) > (${opts.after.at}::timestamptz, ${opts.after.seq}::bigint)` : raw('')}
-        ORDER BY e.created_at, e.seq
-        LIMIT ${opts.limit + 1}
-      ), budgeted AS (
-        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
-        WINDOW w AS (ORDER BY created_at, seq ROWS UNBOUNDED PRECEDING)
-      )
-      SELECT ${select}, ${CURSOR_AT} AS cursor_at, x.seq::text AS cursor_seq, (SELECT count(*)::int FROM candidates) AS candidates
-      FROM budgeted b JOIN episodes x ON x.id = b.id
-      WHERE ${t('x')} AND b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
-      ORDER BY x.created_at, x.seq`);
-    const lastRow = rows.at(-1);
-    const more = rows.length > 0 && rows[0].candidates > rows.length;
-    const last = lastRow ? { at: lastRow.cursor_at, seq: lastRow.cursor_seq } : null;
-    for (const r of rows) {
-      delete (r as Partial<typeof r>).cursor_at;
-      delete (r as Partial<typeof r>).cursor_seq;
-      delete (r as Partial<typeof r>).candidates;
-    }
-    return { rows, last, more };
+    const rows = await this.scoped<T & KeysetPageExtras>(em, scope, (t) =>
+      keysetPageSql(t, {
+        // As of an instant, the view named `episodes` shadows the table for the whole statement.
+        views: opts.asOf ? sql`${episodesAsOfCte(opts.asOf)},` : raw(''),
+        table: 'episodes',
+        key: { column: 'seq', type: 'bigint' },
+        bytes: episodeBytes('c'),
+        subjectId,
+        after: opts.after ? { at: opts.after.at, key: opts.after.seq } : null,
+        limit: opts.limit,
+        maxBytes: opts.maxBytes,
+        select,
+      }),
+    );
+    const page = keysetPageResult(rows);
+    return { rows: page.rows, last: page.last ? { at: page.last.at, seq: page.last.key } : null, more: page.more };
   }
 
   /**
@@ -164,7 +153,7 @@ export class EpisodesRepository extends TenantScopedRepository {
       WHERE ${t('x')} AND x.id IN (
         SELECT id FROM (
           SELECT id, sum(bytes) OVER (ORDER BY seq ROWS UNBOUNDED PRECEDING) - bytes AS before FROM (
-            SELECT e.id, e.seq, ${EPISODE_BYTES} AS bytes FROM episodes e
+            SELECT e.id, e.seq, ${episodeBytes('e')} AS bytes FROM episodes e
             WHERE ${t('e')} AND e.subject_id = ${subjectId} AND e.last_compiled_at IS NULL
             ORDER BY e.seq
             LIMIT ${bounds.limit}) c) b

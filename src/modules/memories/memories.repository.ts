@@ -3,6 +3,7 @@ import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
 import type { SubjectKey } from 'src/common/db/subject-key';
+import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
 import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -264,35 +265,22 @@ export class MemoriesRepository extends TenantScopedRepository {
   }
 
   private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
-    // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
-    const views = opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw('');
-    const rows = await this.scoped<T & { cursor_at: string; cursor_id: string; candidates: number }>(em, scope, (t) => sql`
-      WITH ${views} candidates AS (
-        SELECT m.id, m.created_at,
-          octet_length(m.content) + octet_length(coalesce(m.summary, '')) + octet_length(coalesce(m.metadata, '{}'::jsonb)::text) AS bytes
-        FROM memories m
-        WHERE ${t('m')} AND m.subject_id = ${subjectId}
-          ${opts.after ? sql`AND (m.created_at, m.id) > (${opts.after.at}::timestamptz, ${opts.after.id}::uuid)` : raw('')}
-        ORDER BY m.created_at, m.id
-        LIMIT ${opts.limit + 1}
-      ), budgeted AS (
-        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
-        WINDOW w AS (ORDER BY created_at, id ROWS UNBOUNDED PRECEDING)
-      )
-      SELECT ${select}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
-        x.id AS cursor_id, (SELECT count(*)::int FROM candidates) AS candidates
-      FROM budgeted b JOIN memories x ON x.id = b.id
-      WHERE ${t('x')} AND b.n <= ${opts.limit} AND b.before < ${opts.maxBytes}
-      ORDER BY x.created_at, x.id`);
-    const lastRow = rows.at(-1);
-    const more = rows.length > 0 && rows[0].candidates > rows.length;
-    const last = lastRow ? { at: lastRow.cursor_at, id: lastRow.cursor_id } : null;
-    for (const r of rows) {
-      delete (r as Partial<typeof r>).cursor_at;
-      delete (r as Partial<typeof r>).cursor_id;
-      delete (r as Partial<typeof r>).candidates;
-    }
-    return { rows, last, more };
+    const rows = await this.scoped<T & KeysetPageExtras>(em, scope, (t) =>
+      keysetPageSql(t, {
+        // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
+        views: opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw(''),
+        table: 'memories',
+        key: { column: 'id', type: 'uuid' },
+        bytes: raw(`octet_length(c.content) + octet_length(coalesce(c.summary, '')) + octet_length(coalesce(c.metadata, '{}'::jsonb)::text)`),
+        subjectId,
+        after: opts.after ? { at: opts.after.at, key: opts.after.id } : null,
+        limit: opts.limit,
+        maxBytes: opts.maxBytes,
+        select,
+      }),
+    );
+    const page = keysetPageResult(rows);
+    return { rows: page.rows, last: page.last ? { at: page.last.at, id: page.last.key } : null, more: page.more };
   }
 
   /** All of a subject's memories (any status) in time order: created_at, then id. */

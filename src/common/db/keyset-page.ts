@@ -1,0 +1,74 @@
+import { raw, sql, SqlFragment } from './sql';
+import type { TenantPredicate } from './tenant-scoped.repository';
+
+/**
+ * One page of a subject's rows in `(created_at, key)` order after a cursor, bounded twice: at
+ * most `limit` rows, and rows are added while those before them total under `maxBytes` (so a
+ * page exceeds it by at most its last row and always has at least one). Sizes are measured on
+ * the page's candidate rows only (`limit + 1` of them), never on the whole subject. The
+ * episodes and memories timelines both page this way; each room passes its table, key, size
+ * expression and output columns.
+ */
+export interface KeysetPage {
+  /** CTEs that come first (as-of views shadowing the table), each followed by a comma; or empty. */
+  views: SqlFragment;
+  /** The table, or the as-of view of the same name. */
+  table: string;
+  /** The unique second sort key after `created_at`, and its SQL type (for the cursor's value). */
+  key: { column: string; type: 'uuid' | 'bigint' };
+  /** The size of a row, over alias `c`. */
+  bytes: SqlFragment;
+  subjectId: string;
+  /** Continue after this row (`at`: its created_at with microseconds; `key`: its key). */
+  after: { at: string; key: string } | null;
+  limit: number;
+  maxBytes: number;
+  /** The output columns, over alias `x`. */
+  select: SqlFragment;
+}
+
+/** What the statement adds to each row; `keysetPageResult` takes it off again. */
+export interface KeysetPageExtras {
+  cursor_at: string;
+  cursor_key: string;
+  candidates: number;
+}
+
+/** The statement of a page; `t` is the repository's tenant predicate (every table reference is scoped). */
+export function keysetPageSql(t: TenantPredicate, q: KeysetPage): SqlFragment {
+  const table = raw(q.table);
+  const key = raw(q.key.column);
+  return sql`
+    WITH ${q.views} candidates AS (
+      SELECT c.id, c.created_at, c.${key} AS key, ${q.bytes} AS bytes FROM ${table} c
+      WHERE ${t('c')} AND c.subject_id = ${q.subjectId}
+        ${q.after ? sql`AND (c.created_at, c.${key}) > (${q.after.at}::timestamptz, ${q.after.key}::${raw(q.key.type)})` : raw('')}
+      ORDER BY c.created_at, c.${key}
+      LIMIT ${q.limit + 1}
+    ), budgeted AS (
+      SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
+      WINDOW w AS (ORDER BY created_at, key ROWS UNBOUNDED PRECEDING)
+    )
+    SELECT ${q.select}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+      x.${key}::text AS cursor_key, (SELECT count(*)::int FROM candidates) AS candidates
+    FROM budgeted b JOIN ${table} x ON x.id = b.id
+    WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}
+    ORDER BY x.created_at, x.${key}`;
+}
+
+/**
+ * The page's rows with the statement's extras taken off (in place: a page can hold thousands of
+ * rows), the cursor of the last row, and whether rows remain after it.
+ */
+export function keysetPageResult<T extends object>(rows: (T & KeysetPageExtras)[]): { rows: T[]; last: { at: string; key: string } | null; more: boolean } {
+  const lastRow = rows.at(-1);
+  const more = rows.length > 0 && rows[0].candidates > rows.length;
+  const last = lastRow ? { at: lastRow.cursor_at, key: lastRow.cursor_key } : null;
+  for (const r of rows) {
+    const extras: Partial<KeysetPageExtras> = r;
+    delete extras.cursor_at;
+    delete extras.cursor_key;
+    delete extras.candidates;
+  }
+  return { rows, last, more };
+}
