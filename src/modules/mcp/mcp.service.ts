@@ -13,8 +13,8 @@ import { ContextRequestDto } from 'src/modules/context/dto/context.dto';
 import { CreateEpisodeDto } from 'src/modules/episodes/dto/create-episode.dto';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import { CompileRequestDto, JobIdParamDto } from 'src/modules/memories/dto/compile.dto';
-import { SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
-import { CorrectMemoryDto, MemoryIdParamDto, RememberMemoryDto } from 'src/modules/memories/dto/memory-write.dto';
+import { DEFAULT_SEARCH_LIMIT, SearchMemoriesQueryDto } from 'src/modules/memories/dto/search.dto';
+import { CorrectMemoryDto, DEFAULT_MEMORY_CONFIDENCE, MemoryIdParamDto, RememberMemoryDto } from 'src/modules/memories/dto/memory-write.dto';
 import { CompileService } from 'src/modules/memories/compile.service';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { MemoryRecordsService } from 'src/modules/memories/memory-records.service';
@@ -22,11 +22,11 @@ import { MEMORY_KINDS } from 'src/compiler/memory-kinds';
 import { PolicyService } from 'src/modules/policy/policy.service';
 import { ReceiptIdParamDto } from 'src/modules/receipts/dto/receipt.dto';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
-import { SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
+import { DEFAULT_TIMELINE_LIMIT, SubjectParamDto, TimelineQueryDto } from 'src/modules/subjects/dto/subjects.dto';
 import { SubjectsService } from 'src/modules/subjects/subjects.service';
-import { HandoffRequestDto } from 'src/modules/support/dto/handoff.dto';
-import { UpsertResolutionDto } from 'src/modules/support/dto/resolution.dto';
-import { SlaQueryDto } from 'src/modules/support/dto/sla.dto';
+import { DEFAULT_HANDOFF_MAX_TOKENS, DEFAULT_HANDOFF_REASON, HandoffRequestDto } from 'src/modules/support/dto/handoff.dto';
+import { DEFAULT_RESOLUTION_STATUS, UpsertResolutionDto } from 'src/modules/support/dto/resolution.dto';
+import { DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES, DEFAULT_RESOLUTION_THRESHOLD_HOURS, SlaQueryDto } from 'src/modules/support/dto/sla.dto';
 import { SupportService } from 'src/modules/support/support.service';
 import { RESOLUTION_STATUSES } from 'src/modules/support/support.types';
 import { SERVICE_VERSION } from 'src/common/version';
@@ -212,7 +212,7 @@ export class McpService {
         inputSchema: {
           subject_id: subjectId,
           task: z.string().min(1).max(4000).describe('What you are about to do, in plain words; relevance is judged against it.'),
-          max_tokens: z.int().min(1).max(128000).optional().describe('Budget of the markdown in tokens (default 4000).'),
+          max_tokens: z.int().min(1).max(128000).optional().describe('Budget of the markdown in tokens (default: the server\'s SERVICE_DEFAULT_MAX_CONTEXT_TOKENS, 4000 unless set).'),
           session_id: sessionId.optional().describe('The conversation happening now: its items rank higher.'),
           as_of: asOf,
           ...receiptFields,
@@ -253,7 +253,7 @@ export class McpService {
           q: z.string().max(4000).optional().describe('Text to look for, or the query of a semantic search.'),
           kind: z.enum(MEMORY_KINDS).optional().describe('Only memories of this kind.'),
           semantic: z.boolean().optional().describe('Rank by meaning (cosine similarity) instead of substring match.'),
-          limit: z.int().min(1).max(100).optional().describe('1–100, default 20.'),
+          limit: z.int().min(1).max(100).optional().describe(`1–100, default ${DEFAULT_SEARCH_LIMIT}.`),
           as_of: asOf,
           ...callerFields,
         },
@@ -278,7 +278,7 @@ export class McpService {
           subject_id: subjectId,
           kind: z.enum(MEMORY_KINDS).describe('profile_fact for facts about the subject; procedure for how-tos.'),
           content: z.string().min(1).max(10000).describe('The memory in one or two plain sentences, e.g. "I am on the Team plan."'),
-          confidence: z.number().min(0).max(1).optional().describe('0–1, default 1.'),
+          confidence: z.number().min(0).max(1).optional().describe(`0–1, default ${DEFAULT_MEMORY_CONFIDENCE}.`),
           valid_from: z.string().optional().describe('ISO-8601 time it became true; default now.'),
           metadata: z.record(z.string(), z.unknown()).optional(),
           sensitivity_labels: z.array(z.string()).max(256).optional().describe('Labels the tenant policy reads, e.g. ["health"]: at most 32 once trimmed, lowercased and de-duplicated, each 1-64 characters of a-z 0-9 . _ : -.'),
@@ -353,7 +353,7 @@ export class McpService {
         description: "A subject's episodes and memories (including superseded ones) in time order, oldest first.",
         inputSchema: {
           subject_id: subjectId,
-          limit: z.int().min(1).max(10000).optional().describe('At most this many episodes and memories each (default 1000).'),
+          limit: z.int().min(1).max(10000).optional().describe(`At most this many episodes and memories each (default ${DEFAULT_TIMELINE_LIMIT}).`),
           cursor: z.string().min(1).max(512).optional().describe('next_cursor of the previous page (pages are also bounded in bytes).'),
           as_of: asOf,
           ...callerFields,
@@ -399,8 +399,8 @@ export class McpService {
         description: "First-response and resolution times of a subject's support sessions, with breaches against the thresholds.",
         inputSchema: {
           subject_id: subjectId,
-          first_response_threshold_minutes: z.number().min(0).max(1_000_000).optional().describe('Default 5.'),
-          resolution_threshold_hours: z.number().min(0).max(1_000_000).optional().describe('Default 24.'),
+          first_response_threshold_minutes: z.number().min(0).max(1_000_000).optional().describe(`Default ${DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES}.`),
+          resolution_threshold_hours: z.number().min(0).max(1_000_000).optional().describe(`Default ${DEFAULT_RESOLUTION_THRESHOLD_HOURS}.`),
         },
         annotations: { readOnlyHint: true, openWorldHint: false },
       },
@@ -421,8 +421,8 @@ export class McpService {
         inputSchema: {
           subject_id: subjectId,
           session_id: sessionId.describe('The session being escalated.'),
-          reason: z.string().max(256).optional().describe('Why it is handed over (default "escalation").'),
-          max_tokens: z.int().min(1).max(16000).optional().describe('Budget of handoff_notes (default 4000).'),
+          reason: z.string().max(256).optional().describe(`Why it is handed over (default "${DEFAULT_HANDOFF_REASON}").`),
+          max_tokens: z.int().min(1).max(16000).optional().describe(`Budget of handoff_notes (default ${DEFAULT_HANDOFF_MAX_TOKENS}).`),
           ...receiptFields,
         },
         annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
@@ -451,7 +451,7 @@ export class McpService {
         inputSchema: {
           subject_id: subjectId,
           session_id: sessionId,
-          status: z.enum(RESOLUTION_STATUSES).optional().describe('Default open.'),
+          status: z.enum(RESOLUTION_STATUSES).optional().describe(`Default ${DEFAULT_RESOLUTION_STATUS}.`),
           resolution_summary: z.string().max(2000).optional(),
           metadata: z.record(z.string(), z.unknown()).optional(),
         },

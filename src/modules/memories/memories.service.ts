@@ -17,7 +17,7 @@ import { PolicyService } from 'src/modules/policy/policy.service';
 import { CompileJobsRepository } from './compile-jobs.repository';
 import { MemoryDto, MemoryPageOptions, toMemoryDto } from './dto/memory.dto';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
-import { MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
+import { DEFAULT_SEARCH_LIMIT, MemoriesListDto, SearchMemoriesQueryDto } from './dto/search.dto';
 import { MemoriesRepository, MemoryFilter, SemanticPoolRow } from './memories.repository';
 import { labelsOrThrow } from './sensitivity-labels';
 
@@ -67,7 +67,7 @@ export class MemoriesService {
   }
 
   private async searchOn(em: EntityManager, ctx: Ctx, query: SearchMemoriesQueryDto, kind: MemoryKind | undefined, asOf: Date | null): Promise<MemoriesListDto> {
-    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? 20, asOf };
+    const base = { subjectId: query.subject_id, kind, limit: query.limit ?? DEFAULT_SEARCH_LIMIT, asOf };
     const text = query.q !== undefined && query.q !== '' ? query.q : undefined;
     if (query.semantic === true && text !== undefined) {
       const local = this.embeddings.localSimilarity(text);

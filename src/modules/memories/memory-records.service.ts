@@ -10,7 +10,7 @@ import { ErrorCode } from 'src/common/errors/error-codes';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { MemoryDto, toMemoryDto } from './dto/memory.dto';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
-import { CorrectMemoryDto, ForgetMemoryResultDto, RememberMemoryDto } from './dto/memory-write.dto';
+import { CorrectMemoryDto, DEFAULT_MEMORY_CONFIDENCE, ForgetMemoryResultDto, RememberMemoryDto } from './dto/memory-write.dto';
 import { MemoriesRepository, NewMemory } from './memories.repository';
 import { MemoryEmbeddingsService } from './memory-embeddings.service';
 import { describeMemory, resolveRestatement } from 'src/compiler/restatement';
@@ -80,7 +80,7 @@ export class MemoryRecordsService {
       kind: dto.kind,
       content: dto.content,
       summary: dto.summary ?? described.summary,
-      confidence: dto.confidence ?? 1,
+      confidence: dto.confidence ?? DEFAULT_MEMORY_CONFIDENCE,
       valid_from: dto.valid_from === undefined ? new Date() : new Date(dto.valid_from),
       valid_to: null,
       source_episode_ids: [],

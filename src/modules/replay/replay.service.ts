@@ -9,7 +9,7 @@ import type { ReceiptBody } from 'src/modules/receipts/receipt-body';
 import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { sha256Hex } from 'src/modules/receipts/signing';
 import { SupportService } from 'src/modules/support/support.service';
-import { ReplayRequestDto, ReplayResultDto } from './dto/replay.dto';
+import { DEFAULT_REPLAY_AS_OF, ReplayRequestDto, ReplayResultDto } from './dto/replay.dto';
 import { diffReceipts } from './replay-diff';
 
 /** Why a handoff replay reads today's data whatever `as_of` asks (docs/governance.md, Replay). */
@@ -42,7 +42,7 @@ export class ReplayService {
     if (request === undefined || request === null || (request.endpoint !== 'context' && request.endpoint !== 'handoff')) {
       throw new AppError(ErrorCode.UnreplayableInvalidSnapshot, `Receipt ${receiptId} does not record the request it answered.`);
     }
-    const asOf = this.instant(original, body.as_of ?? 'now');
+    const asOf = this.instant(original, body.as_of ?? DEFAULT_REPLAY_AS_OF);
     const fields = {
       subject_id: original.subject_id,
       max_tokens: request.max_tokens,
@@ -63,7 +63,7 @@ export class ReplayService {
       asOfApplied = asOf === null;
       note = HANDOFF_NOTE;
       const opts: GovernanceOptions = { policy, mode: 'as_of_replay', forceEmit: true };
-      const pack = await this.support.handoff(ctx, { ...fields, session_id: request.session_id ?? '', reason: request.reason ?? 'escalation', max_tokens: request.max_tokens }, opts);
+      const pack = await this.support.handoff(ctx, { ...fields, session_id: request.session_id ?? '', reason: request.reason ?? undefined, max_tokens: request.max_tokens }, opts);
       replayId = pack.receipt_id;
     }
     const replay = await this.receipts.find(ctx, replayId!);

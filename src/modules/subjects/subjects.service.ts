@@ -14,11 +14,9 @@ import type { MemoryPageOptions } from 'src/modules/memories/dto/memory.dto';
 import { MemoriesService } from 'src/modules/memories/memories.service';
 import { ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
-import { DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
+import { DEFAULT_SUBJECT_LIST_LIMIT, DEFAULT_TIMELINE_LIMIT, DeleteSubjectResultDto, SubjectListDto, TimelineDto } from './dto/subjects.dto';
 import { SubjectLifecycleService } from './subject-lifecycle.service';
 import { SubjectsRepository } from './subjects.repository';
-
-const DEFAULT_TIMELINE_LIMIT = 1000;
 
 /** Where each list of a timeline continues: after a row, from the start (null), or finished. */
 interface TimelineCursor {
@@ -65,7 +63,7 @@ export class SubjectsService {
     private readonly receipts: ReceiptsService,
   ) {}
 
-  async list(ctx: Ctx, limit = 50, offset = 0): Promise<SubjectListDto> {
+  async list(ctx: Ctx, limit = DEFAULT_SUBJECT_LIST_LIMIT, offset = 0): Promise<SubjectListDto> {
     return this.reads.read(ctx.scope, null, (em) => this.subjects.list(em, ctx.scope, limit, offset));
   }
 

@@ -12,15 +12,15 @@ import { MemoriesService } from 'src/modules/memories/memories.service';
 import { episodeEntry, memoryEntry, SelectedEntry } from 'src/modules/receipts/receipt-body';
 import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
-import { HandoffPackDto, HandoffRequestDto, toHandoffPackDto } from './dto/handoff.dto';
+import { DEFAULT_HANDOFF_MAX_TOKENS, DEFAULT_HANDOFF_REASON, HandoffPackDto, HandoffRequestDto, toHandoffPackDto } from './dto/handoff.dto';
 import { HealthResultDto, toHealthResultDto } from './dto/health.dto';
-import { ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
-import { SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
+import { DEFAULT_RESOLUTION_STATUS, ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
+import { DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES, DEFAULT_RESOLUTION_THRESHOLD_HOURS, SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
 import { buildHandoff } from './handoff';
 import { computeHealth, healthTransitionEvent } from './health';
 import { HealthRefresher } from './health-refresher';
 import { buildSessions, isOpenStatus } from './sessions';
-import { computeSla, DEFAULT_SLA_THRESHOLDS } from './sla';
+import { computeSla } from './sla';
 import { SupportRepository } from './support.repository';
 import type { HandoffPack, HealthResult, HealthState, ProcedureMemory, ProfileFact, ResolutionRecord, SupportEpisode } from './support.types';
 
@@ -141,7 +141,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
         id: randomUUID(),
         subject_id: dto.subject_id,
         session_id: dto.session_id,
-        status: dto.status ?? 'open',
+        status: dto.status ?? DEFAULT_RESOLUTION_STATUS,
         resolution_summary: dto.resolution_summary ?? null,
         metadata: dto.metadata ?? {},
       });
@@ -168,8 +168,8 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   async sla(ctx: Ctx, subjectId: string, query: SlaQueryDto): Promise<SlaResultDto> {
     const inputs = await this.reads.read(ctx.scope, subjectId, (em) => this.loadInputs(em, ctx.scope, subjectId));
     const result = computeSla(subjectId, inputs.episodes, inputs.resolutions, {
-      firstResponseThresholdMinutes: query.first_response_threshold_minutes ?? DEFAULT_SLA_THRESHOLDS.firstResponseThresholdMinutes,
-      resolutionThresholdHours: query.resolution_threshold_hours ?? DEFAULT_SLA_THRESHOLDS.resolutionThresholdHours,
+      firstResponseThresholdMinutes: query.first_response_threshold_minutes ?? DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES,
+      resolutionThresholdHours: query.resolution_threshold_hours ?? DEFAULT_RESOLUTION_THRESHOLD_HOURS,
       now: new Date(),
     });
     return toSlaResultDto(result);
@@ -181,7 +181,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    */
   async handoff(ctx: Ctx, dto: HandoffRequestDto, opts: GovernanceOptions = {}): Promise<HandoffPackDto> {
     const gov = await this.receipts.open(ctx, dto, opts);
-    const maxTokens = dto.max_tokens ?? 4000;
+    const maxTokens = dto.max_tokens ?? DEFAULT_HANDOFF_MAX_TOKENS;
     const { pack, memories, episodes } = await this.ds.transaction(async (em) => {
       const { health, inputs, generatedAt } = await this.recomputeHealth(em, ctx.scope, dto.subject_id);
       // The policy bundle keeps denied facts and procedures out of the pack (docs/governance.md).
@@ -190,7 +190,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
       const built = buildHandoff({
         subjectId: dto.subject_id,
         sessionId: dto.session_id,
-        reason: dto.reason ?? 'escalation',
+        reason: dto.reason ?? DEFAULT_HANDOFF_REASON,
         maxTokens,
         now: generatedAt,
         episodes: inputs.episodes,

@@ -16,7 +16,7 @@ export class ContextRequestDto extends ReceiptRequestFieldsDto {
   @Length(1, 4000)
   task: string;
 
-  /** Hard budget for `assembled_context` in cl100k tokens; default DEFAULT_MAX_CONTEXT_TOKENS. */
+  /** Hard budget for `assembled_context` in cl100k tokens; default SERVICE_DEFAULT_MAX_CONTEXT_TOKENS (4000 unless set). */
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -8,6 +8,8 @@ import { toBool } from './search.dto';
 
 /** Longest content of a memory written over the API; compiled memories are far shorter. */
 export const MAX_MEMORY_CONTENT = 10_000;
+/** A remembered memory's confidence when the request gives none. */
+export const DEFAULT_MEMORY_CONFIDENCE = 1;
 
 /** POST /v1/memories: remember one thing about a subject directly, without an episode. */
 export class RememberMemoryDto {
@@ -42,7 +44,7 @@ export class RememberMemoryDto {
   attribute_key?: string;
 
   /** 0–1, default 1. */
-  @ApiProperty({ required: false, minimum: 0, maximum: 1, default: 1, example: 0.9 })
+  @ApiProperty({ required: false, minimum: 0, maximum: 1, default: DEFAULT_MEMORY_CONFIDENCE, example: 0.9 })
   @IsOptional()
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)

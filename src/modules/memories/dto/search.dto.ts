@@ -12,6 +12,9 @@ const BOOLEAN_SPELLINGS: Record<string, boolean> = { true: true, false: false, '
 /** `true`/`false`/`1`/`0` in a query string; anything else stays and fails validation. */
 export const toBool = ({ value }: { value: unknown }) => (typeof value === 'string' && value.toLowerCase() in BOOLEAN_SPELLINGS ? BOOLEAN_SPELLINGS[value.toLowerCase()] : value);
 
+/** Results of a search without `limit`: the DTO's default and the service's fallback for callers that build the query themselves. */
+export const DEFAULT_SEARCH_LIMIT = 20;
+
 /** The caller fields are read by the tenant's policy bundle (docs/governance.md). */
 export class SearchMemoriesQueryDto extends CallerIdentityDto {
   @IsString()
@@ -43,13 +46,13 @@ export class SearchMemoriesQueryDto extends CallerIdentityDto {
   semantic?: boolean = false;
 
   /** 1–100. */
-  @ApiProperty({ type: Number, required: false, default: 20, minimum: 1, maximum: 100 })
+  @ApiProperty({ type: Number, required: false, default: DEFAULT_SEARCH_LIMIT, minimum: 1, maximum: 100 })
   @IsOptional()
   @Transform(toInt)
   @IsInt()
   @Min(1)
   @Max(100)
-  limit?: number = 20;
+  limit?: number = DEFAULT_SEARCH_LIMIT;
 
   /** Search as the service would have at this past instant (ISO-8601): the memories and their status then (docs/governance.md). A future time is a 422. */
   @IsOptional()

@@ -5,13 +5,16 @@ import { PolicyFilterDto, SelectedEntryDto } from 'src/modules/receipts/dto/rece
 /** `now`, `original`, or an ISO-8601 time (date-time or date). */
 const AS_OF = /^(now|original|\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?)$/;
 
+/** What a replay reads when the request names no `as_of`: today's data. */
+export const DEFAULT_REPLAY_AS_OF = 'now';
+
 export class ReplayRequestDto {
   /**
    * The data the replay reads: `now` (default) today's, `original` as it stood at the receipt's
    * `as_of` (reproduces the original context hash unless something was deleted since), or the
    * data as it stood at an ISO-8601 time. A future time is a 422.
    */
-  @ApiProperty({ required: false, default: 'now', example: 'original', description: '`now`, `original` or an ISO-8601 time' })
+  @ApiProperty({ required: false, default: DEFAULT_REPLAY_AS_OF, example: 'original', description: '`now`, `original` or an ISO-8601 time' })
   @IsOptional()
   @IsString()
   @Matches(AS_OF, { message: 'as_of must be "now", "original" or an ISO-8601 time' })

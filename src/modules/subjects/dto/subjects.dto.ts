@@ -11,6 +11,13 @@ export class SubjectParamDto {
   subject_id: string;
 }
 
+/**
+ * Page sizes when the request gives no `limit` (the service's default parameters; the DTO
+ * comments below restate them for OpenAPI, and defaults.spec.ts holds the two equal).
+ */
+export const DEFAULT_SUBJECT_LIST_LIMIT = 50;
+export const DEFAULT_TIMELINE_LIMIT = 1000;
+
 export class ListSubjectsQueryDto {
   /** 1–200, default 50. */
   @IsOptional()

@@ -6,6 +6,10 @@ import type { HandoffPack, HealthState, ResolutionStatus } from 'src/modules/sup
 import { ReceiptRequestFieldsDto } from 'src/modules/receipts/dto/receipt-request.dto';
 import { HealthFactorDto } from './health.dto';
 
+/** A handoff's `reason` and `max_tokens` when absent (the DTO's defaults and the service's fallbacks, e.g. for a replay). */
+export const DEFAULT_HANDOFF_REASON = 'escalation';
+export const DEFAULT_HANDOFF_MAX_TOKENS = 4000;
+
 export class HandoffRequestDto extends ReceiptRequestFieldsDto {
   @IsString()
   @Length(1, 256)
@@ -17,19 +21,19 @@ export class HandoffRequestDto extends ReceiptRequestFieldsDto {
   session_id: string;
 
   /** Why the session is handed over; `escalation` when absent. */
-  @ApiProperty({ type: String, required: false, default: 'escalation', maxLength: 256 })
+  @ApiProperty({ type: String, required: false, default: DEFAULT_HANDOFF_REASON, maxLength: 256 })
   @IsOptional()
   @IsString()
   @MaxLength(256)
-  reason?: string = 'escalation';
+  reason?: string = DEFAULT_HANDOFF_REASON;
 
   /** Token budget of `handoff_notes` (cl100k); 1–16000. */
-  @ApiProperty({ type: Number, required: false, default: 4000, minimum: 1, maximum: 16000 })
+  @ApiProperty({ type: Number, required: false, default: DEFAULT_HANDOFF_MAX_TOKENS, minimum: 1, maximum: 16000 })
   @IsOptional()
   @IsInt()
   @Min(1)
   @Max(16000)
-  max_tokens?: number = 4000;
+  max_tokens?: number = DEFAULT_HANDOFF_MAX_TOKENS;
 }
 
 export class ResolutionHistoryItemDto {

@@ -4,6 +4,9 @@ import { Length, MaxLength } from 'src/common/http/text-length';
 import { RESOLUTION_STATUSES } from 'src/modules/support/support.types';
 import type { ResolutionRecord, ResolutionStatus } from 'src/modules/support/support.types';
 
+/** A resolution's status when the request names none. */
+export const DEFAULT_RESOLUTION_STATUS: ResolutionStatus = 'open';
+
 export class UpsertResolutionDto {
   /** The subject (customer, account) the session belongs to. */
   @IsString()
@@ -16,10 +19,10 @@ export class UpsertResolutionDto {
   session_id: string;
 
   /** `open` when absent; any value may be sent at any time. */
-  @ApiProperty({ enum: RESOLUTION_STATUSES, required: false, default: 'open' })
+  @ApiProperty({ enum: RESOLUTION_STATUSES, required: false, default: DEFAULT_RESOLUTION_STATUS })
   @IsOptional()
   @IsIn(RESOLUTION_STATUSES)
-  status?: ResolutionStatus = 'open';
+  status?: ResolutionStatus = DEFAULT_RESOLUTION_STATUS;
 
   /** Free text, at most 2000 characters; null or absent clears it. */
   @ApiProperty({ type: String, required: false, nullable: true, maxLength: 2000 })

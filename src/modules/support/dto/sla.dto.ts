@@ -1,6 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
+import { DEFAULT_SLA_THRESHOLDS } from 'src/modules/support/sla';
 import type { SessionStatus, SlaResult } from 'src/modules/support/support.types';
 
 /**
@@ -18,24 +19,28 @@ const toNumber = ({ value }: { value: unknown }) =>
  */
 export const MAX_SLA_THRESHOLD = 1_000_000;
 
+/** The contract's thresholds (sla.ts keeps them for the health score too), named here for the DTO's defaults. */
+export const DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES = DEFAULT_SLA_THRESHOLDS.firstResponseThresholdMinutes;
+export const DEFAULT_RESOLUTION_THRESHOLD_HOURS = DEFAULT_SLA_THRESHOLDS.resolutionThresholdHours;
+
 export class SlaQueryDto {
   /** Minutes beyond which the first response is breached; any finite number >= 0. */
-  @ApiProperty({ type: Number, required: false, default: 5.0, minimum: 0, maximum: MAX_SLA_THRESHOLD })
+  @ApiProperty({ type: Number, required: false, default: DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES, minimum: 0, maximum: MAX_SLA_THRESHOLD })
   @IsOptional()
   @Transform(toNumber)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_SLA_THRESHOLD)
-  first_response_threshold_minutes?: number = 5.0;
+  first_response_threshold_minutes?: number = DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES;
 
   /** Hours beyond which the resolution is breached; any finite number >= 0. */
-  @ApiProperty({ type: Number, required: false, default: 24.0, minimum: 0, maximum: MAX_SLA_THRESHOLD })
+  @ApiProperty({ type: Number, required: false, default: DEFAULT_RESOLUTION_THRESHOLD_HOURS, minimum: 0, maximum: MAX_SLA_THRESHOLD })
   @IsOptional()
   @Transform(toNumber)
   @IsNumber({ allowNaN: false, allowInfinity: false })
   @Min(0)
   @Max(MAX_SLA_THRESHOLD)
-  resolution_threshold_hours?: number = 24.0;
+  resolution_threshold_hours?: number = DEFAULT_RESOLUTION_THRESHOLD_HOURS;
 }
 
 const SESSION_STATUSES = ['open', 'resolved', 'unresolved', 'unknown'];
