@@ -1,50 +1,38 @@
 import request from 'supertest';
-import { DataSource } from 'typeorm';
 import { preflightCommand } from 'src/cli/migrate.command';
 import { loadConfig } from 'src/config/app-config';
 import { downgrade, readStatus, upgrade } from 'src/db/migration-runner';
 import { EXPECTED_HEAD, MIGRATIONS } from 'src/db/migrations';
 import { createTestApp, isPglite, testEnv } from '../app-factory';
-import { createScratchDb, schemaSignature, ScratchDb } from '../scratch-db';
+import { schemaSignature, useScratchDb } from '../support/scratch-db';
 
 // Every revision name in order: expectations follow the list, so a new migration needs no edit here.
 const REVISIONS = MIGRATIONS.map((m) => new m().revision);
 const after = (revision: string) => REVISIONS.slice(REVISIONS.indexOf(revision) + 1);
 
 describe('migrations', () => {
-  let scratch: ScratchDb;
-  let ds: DataSource;
-
-  // A fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner.
-  beforeAll(async () => {
-    scratch = await createScratchDb();
-    ds = await scratch.open();
-  }, 180_000);
-  afterAll(async () => {
-    await ds?.destroy();
-    await scratch?.drop();
-  });
+  const scratch = useScratchDb();
 
   it('a dry run (--sql) of upgrade head returns the SQL and changes nothing', async () => {
-    const steps = await upgrade(ds, 'head', { dryRun: true });
+    const steps = await upgrade(scratch.ds, 'head', { dryRun: true });
     expect(steps).toHaveLength(REVISIONS.length);
     expect(steps[0].sql.join('\n')).toContain('CREATE TABLE episodes');
-    expect((await readStatus(ds)).current_revision).toBeNull();
-    expect(await schemaSignature(ds)).toEqual([]);
+    expect((await readStatus(scratch.ds)).current_revision).toBeNull();
+    expect(await schemaSignature(scratch.ds)).toEqual([]);
   });
 
   it('upgrade +1 applies exactly one revision', async () => {
-    const steps = await upgrade(ds, '+1');
+    const steps = await upgrade(scratch.ds, '+1');
     expect(steps.map((s) => s.revision)).toEqual(['0001_initial_schema']);
-    expect((await readStatus(ds)).current_revision).toBe('0001_initial_schema');
+    expect((await readStatus(scratch.ds)).current_revision).toBe('0001_initial_schema');
   });
 
   it('upgrade head reaches the expected head with every table the contract needs', async () => {
-    await upgrade(ds, 'head');
-    const status = await readStatus(ds);
+    await upgrade(scratch.ds, 'head');
+    const status = await readStatus(scratch.ds);
     expect(status.current_revision).toBe(EXPECTED_HEAD);
     expect(status.pending).toEqual([]);
-    const sig = await schemaSignature(ds);
+    const sig = await schemaSignature(scratch.ds);
     for (const line of [
       'episodes.tenant_id character varying',
       'episodes.session_id character varying',
@@ -68,39 +56,37 @@ describe('migrations', () => {
   });
 
   it('downgrade to a revision, then upgrade head again, gives the same schema (up/down/up)', async () => {
-    const atHead = await schemaSignature(ds);
-    await downgrade(ds, '0008');
-    expect((await readStatus(ds)).current_revision).toBe('0008_add_tenant_id_columns');
-    expect((await schemaSignature(ds)).some((l) => l.startsWith('health_cache.'))).toBe(false);
-    await downgrade(ds, 'base');
-    expect(await schemaSignature(ds)).toEqual([]);
-    await upgrade(ds, 'head');
-    expect(await schemaSignature(ds)).toEqual(atHead);
+    const atHead = await schemaSignature(scratch.ds);
+    await downgrade(scratch.ds, '0008');
+    expect((await readStatus(scratch.ds)).current_revision).toBe('0008_add_tenant_id_columns');
+    expect((await schemaSignature(scratch.ds)).some((l) => l.startsWith('health_cache.'))).toBe(false);
+    await downgrade(scratch.ds, 'base');
+    expect(await schemaSignature(scratch.ds)).toEqual([]);
+    await upgrade(scratch.ds, 'head');
+    expect(await schemaSignature(scratch.ds)).toEqual(atHead);
   });
 
   it('a downgrade dry run changes nothing', async () => {
-    const steps = await downgrade(ds, '0010', { dryRun: true });
+    const steps = await downgrade(scratch.ds, '0010', { dryRun: true });
     expect(steps.map((s) => s.revision)).toEqual(after('0010_episode_sessions_and_search').reverse());
-    expect((await readStatus(ds)).current_revision).toBe(EXPECTED_HEAD);
+    expect((await readStatus(scratch.ds)).current_revision).toBe(EXPECTED_HEAD);
   });
 
   it('refuses an unknown revision name', async () => {
-    await expect(upgrade(ds, '0099_nope')).rejects.toThrow(/unknown revision/);
+    await expect(upgrade(scratch.ds, '0099_nope')).rejects.toThrow(/unknown revision/);
   });
 });
 
 describe('schema guard and preflight', () => {
-  let scratch: ScratchDb;
-
-  beforeAll(async () => {
-    scratch = await createScratchDb();
-    const ds = await scratch.open();
+  // The app under test connects by URL: the setup migrates through a connection of its own and closes it.
+  const scratch = useScratchDb(async (db) => {
+    const ds = await db.open();
     await upgrade(ds, '0009');
     await ds.destroy();
-  }, 180_000);
-  afterAll(() => scratch?.drop());
+    return null;
+  });
 
-  const env = () => ({ SERVICE_DATABASE_URL: scratch.url, SERVICE_DATABASE_POOL_SIZE: String(scratch.poolSize) });
+  const env = () => ({ SERVICE_DATABASE_URL: scratch.db.url, SERVICE_DATABASE_POOL_SIZE: String(scratch.db.poolSize) });
 
   it('preflight says NO-GO (exit 2) with pending migrations', async () => {
     const write = jest.spyOn(process.stdout, 'write').mockImplementation(() => true);

@@ -1,8 +1,8 @@
-import { DataSource, EntityManager } from 'typeorm';
+import { EntityManager } from 'typeorm';
 import { sql } from 'src/common/db/sql';
 import { statementName, TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { TenantScope } from 'src/common/db/tenant-scope';
-import { createScratchDb, ScratchDb } from '../scratch-db';
+import { useScratchDb } from '../support/scratch-db';
 
 /** Statements go through a repository (the data-access layer's run() is not exported). */
 class AnswerRepository extends TenantScopedRepository {
@@ -17,22 +17,12 @@ class AnswerRepository extends TenantScopedRepository {
 const ANSWER_SQL = 'SELECT $1::int + 1 AS answer WHERE TRUE';
 
 describe('queries run as prepared statements', () => {
-  let scratch: ScratchDb;
-  let ds: DataSource;
+  const scratch = useScratchDb(); // one connection: every statement below shares its session
   const repo = new AnswerRepository();
-  const prepared = () => repo.answer(ds.manager, 41);
-
-  beforeAll(async () => {
-    scratch = await createScratchDb();
-    ds = await scratch.open(); // one connection: every statement below shares its session
-   }, 180_000); // a fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner
-  afterAll(async () => {
-    await ds?.destroy();
-    await scratch?.drop();
-  });
+  const prepared = () => repo.answer(scratch.ds.manager, 41);
 
   const preparedNames = async () =>
-    (await ds.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'memsvc_%'`)).map((r: { name: string }) => r.name);
+    (await scratch.ds.query(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'memsvc_%'`)).map((r: { name: string }) => r.name);
 
   it('prepares once under a name derived from the SQL text and reuses it', async () => {
     expect(await prepared()).toEqual([{ answer: 42 }]);
@@ -41,22 +31,22 @@ describe('queries run as prepared statements', () => {
   });
 
   it('recovers when the session lost the statement the driver remembers (PgBouncer moved it)', async () => {
-    await ds.query('DEALLOCATE ALL');
+    await scratch.ds.query('DEALLOCATE ALL');
     expect(await prepared()).toEqual([{ answer: 42 }]);
     expect(await preparedNames()).toHaveLength(1);
   });
 
   it('recovers when the session already has the name the driver has not prepared (PGlite reconnect)', async () => {
     const name = statementName(ANSWER_SQL);
-    const connection = (await (ds.driver as unknown as { master: { connect(): Promise<{ connection: { parsedStatements: Record<string, string> }; release(): void }> } }).master.connect());
+    const connection = (await (scratch.ds.driver as unknown as { master: { connect(): Promise<{ connection: { parsedStatements: Record<string, string> }; release(): void }> } }).master.connect());
     delete connection.connection.parsedStatements[name];
     connection.release();
     expect(await prepared()).toEqual([{ answer: 42 }]);
   });
 
   it('runs inside a transaction unprepared, so a failing Parse cannot abort the transaction', async () => {
-    await ds.query('DEALLOCATE ALL');
-    const rows = await ds.transaction((em) => repo.seven(em));
+    await scratch.ds.query('DEALLOCATE ALL');
+    const rows = await scratch.ds.transaction((em) => repo.seven(em));
     expect(rows).toEqual([{ answer: 7 }]);
     expect(await preparedNames()).toEqual([]);
   });

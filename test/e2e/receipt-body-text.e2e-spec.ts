@@ -1,8 +1,7 @@
-import { DataSource } from 'typeorm';
 import { upgrade } from 'src/db/migration-runner';
 import { episodeEntry, memoryEntry, ReceiptBody } from 'src/modules/receipts/receipt-body';
 import { sign, verify } from 'src/modules/receipts/signing';
-import { createScratchDb, ScratchDb } from '../scratch-db';
+import { useScratchDb } from '../support/scratch-db';
 
 /**
  * Migration 0020 stores receipt bodies as uncompressed text instead of jsonb (bench/README.md
@@ -45,37 +44,27 @@ function signedBody(id: string): ReceiptBody {
 }
 
 describe('migration 0020: receipt bodies as text', () => {
-  let scratch: ScratchDb;
-  let ds: DataSource;
-
-  beforeAll(async () => {
-    scratch = await createScratchDb();
-    ds = await scratch.open();
-  }, 180_000);
-  afterAll(async () => {
-    await ds?.destroy();
-    await scratch?.drop();
-  });
+  const scratch = useScratchDb();
 
   it('keeps a receipt written as jsonb before it readable and valid, and still immutable', async () => {
-    await upgrade(ds, '0019_receipt_copies');
+    await upgrade(scratch.ds, '0019_receipt_copies');
     const body = signedBody('01JDZ00000000000000000000A');
-    await ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body, created_at) VALUES ($1, 'acme', 'ada', 'retrieval', $2::jsonb, $3)`, [
+    await scratch.ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body, created_at) VALUES ($1, 'acme', 'ada', 'retrieval', $2::jsonb, $3)`, [
       body.receipt_id,
       JSON.stringify(body),
       body.created_at,
     ]);
-    await upgrade(ds, 'head');
+    await upgrade(scratch.ds, 'head');
 
-    const [row] = await ds.query(`SELECT body, pg_typeof(body)::text AS type FROM receipts WHERE id = $1`, [body.receipt_id]);
+    const [row] = await scratch.ds.query(`SELECT body, pg_typeof(body)::text AS type FROM receipts WHERE id = $1`, [body.receipt_id]);
     expect(row.type).toBe('text');
     const stored = JSON.parse(row.body);
     expect(stored).toEqual(body);
     expect(verify(stored, KEYS)).toEqual({ valid: true, key_id: 'k1', algorithm: 'hmac-sha256-canonical-v1', reason: 'ok' });
     // A changed value still fails, so the check above is not vacuous.
     expect(verify({ ...stored, task: 'other' }, KEYS).reason).toBe('signature_mismatch');
-    await expect(ds.query(`UPDATE receipts SET body = '{}' WHERE id = $1`, [body.receipt_id])).rejects.toThrow(/immutable/);
-    const [{ storage }] = await ds.query(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'receipts'::regclass AND attname = 'body'`);
+    await expect(scratch.ds.query(`UPDATE receipts SET body = '{}' WHERE id = $1`, [body.receipt_id])).rejects.toThrow(/immutable/);
+    const [{ storage }] = await scratch.ds.query(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'receipts'::regclass AND attname = 'body'`);
     expect(storage).toBe('e');
   });
 });

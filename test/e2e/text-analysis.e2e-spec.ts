@@ -1,8 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DataSource } from 'typeorm';
 import { analyze, anyWordTsQuery, POSTGRES_ENGLISH_STOP_WORDS, queryTerms, splitWords, stem } from 'src/common/text/terms';
-import { createScratchDb, ScratchDb } from '../scratch-db';
+import { useScratchDb } from '../support/scratch-db';
 
 /**
  * Candidates are fetched by the database's `english` text search (`content_tsv`,
@@ -47,29 +46,22 @@ const snowball3KeepsDouble = (word: string, database: string | undefined): boole
 };
 
 describe("text analysis agrees with the database's english configuration", () => {
-  let scratch: ScratchDb;
-  let ds: DataSource;
   let snowball3 = false;
   const words = wordList();
-
-  beforeAll(async () => {
-    scratch = await createScratchDb();
-    ds = await scratch.open();
+  const scratch = useScratchDb(async (db) => {
+    const ds = await db.open();
     const [{ version }] = await ds.query(`SELECT current_setting('server_version_num')::int AS version`);
     snowball3 = version >= 180000;
-  }, 180_000); // a fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner
-  afterAll(async () => {
-    await ds?.destroy();
-    await scratch?.drop();
+    return ds;
   });
 
   /** Lexemes of `to_tsvector('english', text)`, sorted. */
   const lexemes = async (text: string): Promise<string[]> =>
-    (await ds.query(`SELECT lexeme FROM unnest(to_tsvector('english', $1::text)) ORDER BY lexeme`, [text])).map((r: { lexeme: string }) => r.lexeme);
+    (await scratch.ds.query(`SELECT lexeme FROM unnest(to_tsvector('english', $1::text)) ORDER BY lexeme`, [text])).map((r: { lexeme: string }) => r.lexeme);
 
   it('stems every word of a long word list as to_tsvector does, and drops the same stop words', async () => {
     expect(words.length).toBeGreaterThan(2000);
-    const rows: { w: string; lexemes: string[] }[] = await ds.query(
+    const rows: { w: string; lexemes: string[] }[] = await scratch.ds.query(
       `SELECT w, ARRAY(SELECT lexeme FROM unnest(to_tsvector('english', w))) AS lexemes FROM unnest($1::text[]) AS w`,
       [words],
     );
@@ -82,7 +74,7 @@ describe("text analysis agrees with the database's english configuration", () =>
 
   it('holds exactly the stop words the database drops', async () => {
     const stops = [...POSTGRES_ENGLISH_STOP_WORDS];
-    const rows: { w: string; n: number }[] = await ds.query(
+    const rows: { w: string; n: number }[] = await scratch.ds.query(
       `SELECT w, length(to_tsvector('english', w)) AS n FROM unnest($1::text[]) AS w`,
       [stops],
     );
@@ -96,7 +88,7 @@ describe("text analysis agrees with the database's english configuration", () =>
     expect(analyze(task).filter((t) => !indexed.has(t))).toEqual([]);
 
     const tsquery = anyWordTsQuery(task, 16)!;
-    const [{ q }] = await ds.query(`SELECT to_tsquery('english', $1)::text AS q`, [tsquery]);
+    const [{ q }] = await scratch.ds.query(`SELECT to_tsquery('english', $1)::text AS q`, [tsquery]);
     const fetched = [...(q as string).matchAll(/'([^']+)'/g)].map((m) => m[1]).sort();
     expect(fetched).toEqual(queryTerms(task, 16).map((t) => t.term).sort());
   });

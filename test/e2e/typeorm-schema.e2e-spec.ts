@@ -4,7 +4,7 @@ import { ENTITIES } from 'src/db/entities';
 import { upgrade } from 'src/db/migration-runner';
 import { alignVectorColumn, detectVectorMode } from 'src/db/vector-support';
 import { isPglite } from '../app-factory';
-import { createScratchDb, ScratchDb } from '../scratch-db';
+import { useScratchDb } from '../support/scratch-db';
 
 /**
  * The entities are the one definition of each table (docs/architecture.md): a database migrated
@@ -13,45 +13,37 @@ import { createScratchDb, ScratchDb } from '../scratch-db';
  * expression index), never skipped here.
  */
 describe('TypeORM entities match the migrated schema', () => {
-  let scratch: ScratchDb;
-  let ds: DataSource;
-
-  // A fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner.
-  beforeAll(async () => {
-    scratch = await createScratchDb();
+  const scratch = useScratchDb(async (db) => {
     // The service's own options (entities, no extension installs), on the scratch database.
-    ds = new DataSource({ ...baseOptions(scratch.url, 1, true), extra: { max: 1, idleTimeoutMillis: 0 } });
+    const ds = new DataSource({ ...baseOptions(db.url, 1, true), extra: { max: 1, idleTimeoutMillis: 0 } });
     await initializeWithRetry(ds);
     await upgrade(ds, 'head');
     alignVectorColumn(ds, await detectVectorMode(ds));
-  }, 180_000);
-  afterAll(async () => {
-    await ds?.destroy();
-    await scratch?.drop();
+    return ds;
   });
 
   it('every table of the schema has an entity, and every entity a table', async () => {
-    const rows: { table_name: string }[] = await ds.query(
+    const rows: { table_name: string }[] = await scratch.ds.query(
       `SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'
          AND table_name NOT IN ('schema_migrations', 'typeorm_metadata') ORDER BY table_name`,
     );
     const tables = rows.map((r) => r.table_name);
-    expect(ds.entityMetadatas.map((m) => m.tableName).sort()).toEqual(tables);
+    expect(scratch.ds.entityMetadatas.map((m) => m.tableName).sort()).toEqual(tables);
     expect(ENTITIES).toHaveLength(tables.length);
   });
 
   it('the schema builder proposes no statement, up or down', async () => {
-    const log = await ds.driver.createSchemaBuilder().log();
+    const log = await scratch.ds.driver.createSchemaBuilder().log();
     // The statements themselves, so a failure says what differs.
     expect(log.upQueries.map((q) => q.query)).toEqual([]);
     expect(log.downQueries.map((q) => q.query)).toEqual([]);
   });
 
   it('the vector column is declared where the engine has pgvector, and absent from the metadata where it has not', async () => {
-    const mode = await detectVectorMode(ds);
+    const mode = await detectVectorMode(scratch.ds);
     // This suite's engines: PGlite ships pgvector, the CI's PostgreSQL does not.
     expect(mode).toBe(isPglite() ? 'pgvector' : 'fallback');
-    const column = ds.getMetadata('memories').findColumnWithDatabaseName('embedding_vec');
+    const column = scratch.ds.getMetadata('memories').findColumnWithDatabaseName('embedding_vec');
     expect(column?.type ?? null).toBe(mode === 'pgvector' ? 'vector' : null);
   });
 });

@@ -3,7 +3,7 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { initializeWithRetry } from 'src/db/data-source';
-import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from './support/throwaway-db';
+import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from './throwaway-db';
 
 export interface ScratchDb {
   url: string;
@@ -35,6 +35,43 @@ export async function createScratchDb(): Promise<ScratchDb> {
     drop: async () => {
       await server.stop();
       await db.close();
+    },
+  };
+}
+
+export interface ScratchHandle {
+  /** The scratch database (url, pool size). */
+  readonly db: ScratchDb;
+  /** The DataSource `open` returned; destroyed before the database is dropped. */
+  readonly ds: DataSource;
+}
+
+/**
+ * A scratch database for the enclosing `describe`: created (and opened by `open`, by default
+ * `db.open()`) before its tests, closed and dropped after them. `open` may return null when the
+ * tests connect their own way (it can still migrate through a connection it closes). The spec's
+ * own `beforeAll` hooks declared after this call run once the database is ready.
+ */
+export function useScratchDb(open: (db: ScratchDb) => Promise<DataSource | null> = (db) => db.open()): ScratchHandle {
+  let db: ScratchDb | undefined;
+  let ds: DataSource | null = null;
+  // A fresh embedded engine starts in seconds, but in minutes on a loaded 2-core runner.
+  beforeAll(async () => {
+    db = await createScratchDb();
+    ds = await open(db);
+  }, 180_000);
+  afterAll(async () => {
+    if (ds?.isInitialized) await ds.destroy();
+    await db?.drop();
+  });
+  return {
+    get db() {
+      if (db === undefined) throw new Error('the scratch database is made in beforeAll; read it inside a hook or test');
+      return db;
+    },
+    get ds() {
+      if (ds === null) throw new Error('no DataSource: the scratch database was not opened (or not yet)');
+      return ds;
     },
   };
 }
