@@ -130,6 +130,9 @@ describe('console in Chromium (embedded engine)', () => {
     await detail.waitFor();
     assert.match(await detail.innerText(), /source episodes/);
     assert.match(await detail.innerText(), /user: My name is Juno Marsh/);
+    await page.getByTestId('health-score').waitFor();
+    await page.getByRole('button', { name: 'Prepare handoff' }).click();
+    await page.getByTestId('handoff').waitFor();
     await page.screenshot({ path: join(SHOTS, 'subject.png') });
   });
 
@@ -168,6 +171,9 @@ describe('console in Chromium (embedded engine)', () => {
     const verdict = page.getByTestId('verdict');
     await verdict.waitFor();
     assert.match(await verdict.innerText(), /^valid · ok · key console-e2e/);
+    await page.getByRole('button', { name: 'Replay as of the original instant' }).click();
+    await page.getByTestId('replay').waitFor();
+    assert.match(await page.getByTestId('replay').innerText(), /"diff"/);
     await page.screenshot({ path: join(SHOTS, 'receipt.png') });
   });
 

@@ -89,6 +89,17 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
     };
   }, [session, id]);
 
+  const [replay, setReplay] = useState<Record<string, unknown> | null>(null);
+  const [replayError, setReplayError] = useState<unknown>(null);
+  async function runReplay() {
+    setReplayError(null);
+    try {
+      setReplay(await call<Record<string, unknown>>(session, 'POST', `/v1/receipts/${id}/replay`, { as_of: 'original' }));
+    } catch (e) {
+      setReplayError(e);
+    }
+  }
+
   async function verify() {
     setVerifyError(null);
     try {
@@ -119,6 +130,18 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
             ) : null}
           </div>
           {verifyError ? <ErrorView error={verifyError} /> : null}
+          <div class="toolbar">
+            <button type="button" onClick={runReplay}>
+              Replay as of the original instant
+            </button>
+          </div>
+          {replayError ? <ErrorView error={replayError} /> : null}
+          {replay ? (
+            <section aria-label="Replay">
+              <h2>Replay diff</h2>
+              <pre class="details" data-testid="replay">{JSON.stringify(replay, null, 2)}</pre>
+            </section>
+          ) : null}
           <pre class="details receipt">{JSON.stringify(receipt, null, 2)}</pre>
         </>
       ) : null}

@@ -3,6 +3,7 @@ import { call, withQuery } from '../api.js';
 import type { Episode, Memory, Session, Timeline } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { MemoryActions } from '../components/memory-actions.js';
+import { SupportPanel } from './support.js';
 import { formatTime, TimelineRow } from '../components/timeline-row.js';
 import { VirtualList } from '../components/virtual-list.js';
 import { href } from '../route.js';
@@ -148,6 +149,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
         )}
         {current ? <Detail session={session} item={current} memories={memories} episodes={episodes} onSelect={setSelected} onMemory={replaceMemory} /> : null}
       </div>
+      <SupportPanel session={session} subjectId={subjectId} sessions={f.sessions} />
     </main>
   );
 }
