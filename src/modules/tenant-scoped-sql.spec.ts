@@ -12,7 +12,9 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { EntityManager } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
+import { ENTITIES } from 'src/db/entities';
+import { entityRow } from 'src/common/db/row-shape';
 import { operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { AdminRepository } from 'src/modules/admin/admin.repository';
@@ -21,6 +23,7 @@ import { EpisodesRepository } from 'src/modules/episodes/episodes.repository';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
 import { EmbeddingBackfillRepository } from 'src/modules/memories/embeddings/embedding-backfill.repository';
 import { MemoriesRepository } from 'src/modules/memories/memories.repository';
+import { PolicyBundleEntity } from 'src/modules/policy/policy-bundle.entity';
 import { PolicyRepository } from 'src/modules/policy/policy.repository';
 import { ReceiptsRepository } from 'src/modules/receipts/receipts.repository';
 import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
@@ -43,8 +46,24 @@ interface Statement {
   values: unknown[];
 }
 
+/**
+ * The entities' metadata without a database (TypeORM's query builder needs it to write the SQL of
+ * the repositories' builder-made statements; nothing connects).
+ */
+class MetadataOnly extends DataSource {
+  async build(): Promise<this> {
+    await this.buildMetadatas();
+    return this;
+  }
+}
+let metadata: Promise<DataSource> | undefined;
+function entityMetadata(): Promise<DataSource> {
+  metadata ??= new MetadataOnly({ type: 'postgres', entities: ENTITIES }).build();
+  return metadata;
+}
+
 /** A connection that records each statement and answers no rows. */
-function recorder(): { em: EntityManager; statements: Statement[] } {
+function recorder(connection: DataSource): { em: EntityManager; statements: Statement[] } {
   const statements: Statement[] = [];
   const query = async (text: string, values: unknown[] = []) => {
     // The data-access layer's role check (row-level security) is not a statement of a repository.
@@ -52,7 +71,7 @@ function recorder(): { em: EntityManager; statements: Statement[] } {
     return { records: [] };
   };
   const queryRunner = { query, isTransactionActive: true };
-  const em = { queryRunner, connection: {}, query } as unknown as EntityManager;
+  const em = { queryRunner, connection, query } as unknown as EntityManager;
   return { em, statements };
 }
 
@@ -277,7 +296,7 @@ async function checkAll(): Promise<Checked[]> {
       let statements = 0;
       const unscoped: string[] = [];
       for (const call of variants) {
-        const { em, statements: recorded } = recorder();
+        const { em, statements: recorded } = recorder(await entityMetadata());
         // The recorder answers no rows, so a method may fail after its statements were recorded.
         await call(repo as never, em).catch(() => undefined);
         statements += recorded.length;
@@ -360,5 +379,34 @@ describe('the SQL check', () => {
     await expect(check(`${view} SELECT x.id FROM memories x WHERE x.subject_id = 's'`)).resolves.toEqual(['memories x']);
     // A CTE of another name that only selects scoped rows is not tenant-owned.
     await expect(check(`WITH ids AS MATERIALIZED (SELECT id FROM episodes WHERE tenant_id = $1) SELECT id FROM ids`)).resolves.toEqual([]);
+  });
+});
+
+describe('statements built with TypeORM\'s query builder', () => {
+  class Probe extends TenantScopedRepository {
+    protected readonly table = 'policy_bundles';
+    read(em: EntityManager, replace: boolean) {
+      const shape = entityRow(PolicyBundleEntity, ['yaml', 'hash'] as const);
+      return this.select(em, scope, shape, PolicyBundleEntity, 'p', (qb) => (replace ? qb.where('p.hash = :h', { h: 'x' }) : qb.andWhere('p.hash = :h', { h: 'x' })));
+    }
+    remove(em: EntityManager) {
+      return this.deleted(em, scope, PolicyBundleEntity, (qb) => qb.andWhere('hash = :h', { h: 'x' }));
+    }
+  }
+
+  it('select the shape\'s columns under their own names, scoped by the tenant', async () => {
+    const { em, statements } = recorder(await entityMetadata());
+    await new Probe().read(em, false);
+    expect(statements).toEqual([
+      { text: 'SELECT "p"."yaml" AS "yaml", "p"."hash" AS "hash" FROM "policy_bundles" "p" WHERE "p"."tenant_id" = $1 AND "p"."hash" = $2', values: [TENANT, 'x'] },
+    ]);
+    await new Probe().remove(em);
+    expect(statements[1]).toEqual({ text: 'DELETE FROM "policy_bundles" WHERE "tenant_id" = $1 AND "hash" = $2 RETURNING 1', values: [TENANT, 'x'] });
+  });
+
+  it('refuse a builder whose where() replaced the tenant predicate', async () => {
+    const { em, statements } = recorder(await entityMetadata());
+    await expect(new Probe().read(em, true)).rejects.toThrow('query on policy_bundles replaced its tenant predicate (add conditions with andWhere)');
+    expect(statements).toEqual([]);
   });
 });

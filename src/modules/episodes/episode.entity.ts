@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
+import { entityRow } from 'src/common/db/row-shape';
 
 /**
  * Immutable interaction record, as migrations 0001, 0008 and 0010 made it. `content_text` is the
@@ -43,8 +44,9 @@ export const EPISODE_COLUMNS = [
   'id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at',
 ] as const satisfies readonly (keyof EpisodeEntity)[];
 
-/** An episodes row as the repository reads it (EPISODE_COLUMNS). */
-export type EpisodeRow = Pick<EpisodeEntity, (typeof EPISODE_COLUMNS)[number]>;
+/** An episodes row as the repository reads it (EPISODE_COLUMNS), checked under test. */
+export const EPISODE_ROW = entityRow(EpisodeEntity, EPISODE_COLUMNS);
+export type EpisodeRow = typeof EPISODE_ROW.row;
 
 /** The columns ingestion supplies (the tenant is stamped by the data-access layer; the database fills the rest). */
 export const NEW_EPISODE_COLUMNS = [
@@ -55,10 +57,13 @@ export const NEW_EPISODE_COLUMNS = [
 export type NewEpisode = Pick<EpisodeEntity, (typeof NEW_EPISODE_COLUMNS)[number]>;
 
 /** The few columns health, SLA and handoff read: no payload, text cut to a bound. */
-export type EpisodeDigestRow = Pick<EpisodeEntity, 'id' | 'session_id' | 'source' | 'type' | 'content_text' | 'created_at'>;
+export const EPISODE_DIGEST_ROW = entityRow(EpisodeEntity, ['id', 'session_id', 'source', 'type', 'content_text', 'created_at'] as const);
+export type EpisodeDigestRow = typeof EPISODE_DIGEST_ROW.row;
 
 /** What the wire shape needs of a row (reads that serve it skip the derived search text). */
 export type EpisodeWireRow = Omit<EpisodeRow, 'content_text'>;
 
 /** EPISODE_COLUMNS less the derived search text: the wire shape's columns. */
 export const EPISODE_WIRE_COLUMNS = EPISODE_COLUMNS.filter((c): c is Exclude<(typeof EPISODE_COLUMNS)[number], 'content_text'> => c !== 'content_text');
+
+export const EPISODE_WIRE_ROW = entityRow(EpisodeEntity, EPISODE_WIRE_COLUMNS);

@@ -1,15 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
-import type { SubjectKey } from 'src/common/db/subject-key';
+import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
+import { rowOf } from 'src/common/db/row-shape';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
 import { EpisodeCursor, EpisodePageOptions } from './dto/episode.dto';
 import { columnList, recordsetColumns } from 'src/db/column-types';
-import { EPISODE_COLUMNS, EPISODE_WIRE_COLUMNS, EpisodeEntity, NEW_EPISODE_COLUMNS } from 'src/modules/episodes/episode.entity';
+import { EPISODE_COLUMNS, EPISODE_DIGEST_ROW, EPISODE_ROW, EPISODE_WIRE_COLUMNS, EPISODE_WIRE_ROW, EpisodeEntity, NEW_EPISODE_COLUMNS } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow, EpisodeRow, EpisodeWireRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
 
@@ -61,7 +62,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * per connection (ingest is the hottest write).
    */
   async insertMany(em: DbHandle, scope: TenantScope, rows: NewEpisode[]): Promise<EpisodeRow[]> {
-    return this.stamped<EpisodeRow>(em, scope, (tenantId) => sql`
+    return this.stamped(em, scope, EPISODE_ROW, (tenantId) => sql`
       INSERT INTO episodes (tenant_id, ${INSERT_COLUMNS})
       SELECT ${tenantId}, ${INSERT_VALUES}
       FROM jsonb_to_recordset(${JSON.stringify(rows.map((r, ord) => ({ ...r, ord })))}::jsonb) AS e(${INSERT_RECORD}, ord bigint)
@@ -80,7 +81,7 @@ export class EpisodesRepository extends TenantScopedRepository {
 
   /** Episodes of a subject in time order (created_at, then insertion order); `asOf`: as they stood then (episodes-as-of.ts). */
   async listForSubject(em: DbHandle, scope: TenantScope, subjectId: string, opts: { limit?: number; uncompiledOnly?: boolean; asOf?: Date | null } = {}): Promise<EpisodeRow[]> {
-    return this.scoped<EpisodeRow>(em, scope, (t) => sql`${withClause(opts.asOf ? [episodesAsOfCte(opts.asOf)] : [])}
+    return this.scoped(em, scope, EPISODE_ROW, (t) => sql`${withClause(opts.asOf ? [episodesAsOfCte(opts.asOf)] : [])}
       SELECT ${COLUMNS} FROM episodes
       WHERE ${t()} AND subject_id = ${subjectId} ${opts.uncompiledOnly ? raw('AND last_compiled_at IS NULL') : raw('')}
       ORDER BY created_at, seq
@@ -132,7 +133,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * (returned oldest first), without payloads, their text cut to `textChars` characters.
    */
   async digests(em: DbHandle, scope: TenantScope, subjectId: string, opts: { limit: number; textChars: number }): Promise<EpisodeDigestRow[]> {
-    return this.scoped<EpisodeDigestRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, EPISODE_DIGEST_ROW, (t) => sql`
       SELECT id, session_id, source, type, content_text, created_at FROM (
         SELECT id, session_id, source, type, left(content_text, ${opts.textChars}) AS content_text, created_at, seq FROM episodes
         WHERE ${t()} AND subject_id = ${subjectId}
@@ -148,7 +149,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * measured on the candidates first (a window function cannot share a query with FOR UPDATE).
    */
   async lockUncompiled(em: DbHandle, scope: TenantScope, subjectId: string, bounds: { limit: number; maxBytes: number }): Promise<EpisodeWireRow[]> {
-    return this.scoped<EpisodeWireRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, EPISODE_WIRE_ROW, (t) => sql`
       SELECT ${raw(COLUMNS_X)} FROM episodes x
       WHERE ${t('x')} AND x.id IN (
         SELECT id FROM (
@@ -169,7 +170,7 @@ export class EpisodesRepository extends TenantScopedRepository {
 
   async findByIds(em: DbHandle, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
     if (ids.length === 0) return [];
-    return this.scoped<EpisodeRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM episodes WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY created_at, seq`);
+    return this.scoped(em, scope, EPISODE_ROW, (t) => sql`SELECT ${COLUMNS} FROM episodes WHERE ${t()} AND id = ANY(${ids}::uuid[]) ORDER BY created_at, seq`);
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
@@ -183,7 +184,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * stale-subject cleanup (SubjectLifecycleService), which checks each again under its lock.
    */
   async staleSubjects(em: DbHandle, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
-    return this.scoped<SubjectKey>(em, scope, (t) => sql`
+    return this.scoped(em, scope, SUBJECT_KEY_ROW, (t) => sql`
       SELECT tenant_id, subject_id FROM episodes
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
       GROUP BY tenant_id, subject_id HAVING max(created_at) < ${cutoff}`);
@@ -191,7 +192,7 @@ export class EpisodesRepository extends TenantScopedRepository {
 
   /** When the subject's newest episode was created; null without episodes. */
   async lastActivity(em: DbHandle, scope: AnyScope, subjectId: string): Promise<Date | null> {
-    const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
+    const [row] = await this.scoped(em, scope, rowOf<{ last_at: Date | null }>({ last_at: true }), (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }
 }

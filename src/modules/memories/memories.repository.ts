@@ -2,15 +2,16 @@ import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
-import type { SubjectKey } from 'src/common/db/subject-key';
+import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
+import { COUNT, rowOf } from 'src/common/db/row-shape';
 import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
 import { columnList, recordsetColumns } from 'src/db/column-types';
-import { MEMORY_COLUMNS, MemoryEntity } from 'src/modules/memories/memory.entity';
+import { MEMORY_COLUMNS, MEMORY_ROW, MemoryEntity } from 'src/modules/memories/memory.entity';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
@@ -56,6 +57,8 @@ export interface SemanticPoolRow {
 }
 
 const COLUMNS = columnList(MEMORY_COLUMNS);
+const SCORED_ROW = MEMORY_ROW.with<{ score: number }>({ score: true });
+const SEMANTIC_POOL_ROW = rowOf<SemanticPoolRow>({ id: true, content: true, created_ms: true });
 
 /** The typed columns of the recordsets the batch insert and supersession read their rows from. */
 const INSERT_RECORD = raw(
@@ -123,7 +126,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     const out: MemoryRow[] = [];
     for (let start = 0; start < rows.length; start += INSERT_CHUNK) {
       const chunk = rows.slice(start, start + INSERT_CHUNK).map((r, i) => ({ ...r, ord: start + i }));
-      const inserted = await this.stamped<MemoryRow & { ord: number }>(em, scope, (tenantId) => sql`
+      const inserted = await this.stamped(em, scope, MEMORY_ROW, (tenantId) => sql`
         INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
           metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, idempotency_key, sensitivity_labels, created_at, updated_at)
         SELECT r.id, ${tenantId}, r.subject_id, r.kind, r.content, r.summary, r.confidence, r.valid_from, r.valid_to, r.source_episode_ids,
@@ -141,7 +144,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** One memory in scope; `forUpdate` locks its row until the transaction ends. */
   async findById(em: DbHandle, scope: TenantScope, id: string, opts: { forUpdate?: boolean } = {}): Promise<MemoryRow | null> {
-    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ${id}
       ${opts.forUpdate === true ? raw('FOR UPDATE') : raw('')}`);
     return rows[0] ?? null;
@@ -152,7 +155,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * in single-tenant mode, like the unique index that treats NULL as ''.
    */
   async findByIdempotencyKey(em: DbHandle, scope: TenantScope, key: string): Promise<MemoryRow | null> {
-    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND ${scope.keyOwner('m')} AND m.idempotency_key = ${key}`);
     return rows[0] ?? null;
@@ -164,7 +167,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * gets there; forgetting again continues with the rest).
    */
   async versionChain(em: DbHandle, scope: TenantScope, id: string, limit: number): Promise<string[]> {
-    const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, rowOf<{ id: string }>({ id: true }), (t) => sql`
       WITH RECURSIVE chain(id, depth) AS (
         SELECT m.id, 0 FROM memories m WHERE ${t('m')} AND m.id = ${id}
         UNION
@@ -181,7 +184,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    */
   async tombstone(em: DbHandle, scope: TenantScope, ids: string[]): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    const changed = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const changed = await this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET status = 'tombstoned', content = '', summary = '', metadata = '{}'::jsonb, attribute_key = NULL,
           embedding = NULL, needs_embedding = false, valid_to = coalesce(m.valid_to, now()), updated_at = now()
@@ -200,7 +203,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   /** Removes the rows (an operator's hard delete); returns how many. */
   async deleteByIds(em: DbHandle, scope: TenantScope, ids: string[]): Promise<number> {
     if (ids.length === 0) return 0;
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND id = ANY(${ids}::uuid[]) RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;
@@ -224,7 +227,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * compilation (conflict candidates) and context assembly (ranking candidates).
    */
   async activeForSubject(em: DbHandle, scope: TenantScope, subjectId: string, filter: MemoryFilter = {}): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       SELECT ${columns('m', filter.withEmbedding)} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} AND m.status = 'active' ${kindFilter(filter)}
       ORDER BY m.created_at DESC, m.id DESC
@@ -237,7 +240,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    */
   async activeWithContent(em: DbHandle, scope: TenantScope, subjectId: string, kinds: readonly MemoryKind[], contents: string[], limit: number): Promise<MemoryRow[]> {
     if (contents.length === 0) return [];
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} AND m.status = 'active' AND m.kind = ANY(${[...kinds]}::varchar[])
         AND m.content = ANY(${contents}::text[])
@@ -285,7 +288,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** All of a subject's memories (any status) in time order: created_at, then id. */
   async listForSubject(em: DbHandle, scope: TenantScope, subjectId: string, filter: MemoryFilter & { statuses?: readonly MemoryStatus[] } = {}): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(filter.asOf ?? null)}
+    return this.scoped(em, scope, MEMORY_ROW, (t) => sql`${asOfWith(filter.asOf ?? null)}
       SELECT ${columns('m', filter.withEmbedding)} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${subjectId} ${kindFilter(filter)}
         ${filter.statuses ? sql`AND m.status = ANY(${[...filter.statuses]}::varchar[])` : raw('')}
@@ -296,7 +299,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   /** The memories with these ids that exist in scope, in the order of `ids`. */
   async findByIds(em: DbHandle, scope: TenantScope, ids: string[], asOf: Date | null = null): Promise<MemoryRow[]> {
     if (ids.length === 0) return [];
-    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(asOf)}
+    const rows = await this.scoped(em, scope, MEMORY_ROW, (t) => sql`${asOfWith(asOf)}
       SELECT ${columns('m')} FROM memories m WHERE ${t('m')} AND m.id = ANY(${ids}::uuid[])`);
     const byId = new Map(rows.map((r) => [r.id, r]));
     return ids.map((id) => byId.get(id)).filter((r): r is MemoryRow => r !== undefined);
@@ -307,7 +310,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * literal (strpos, not LIKE). Newest first.
    */
   async searchText(em: DbHandle, scope: TenantScope, q: { subjectId: string; kind?: MemoryKind; text?: string; limit: number; asOf?: Date | null }): Promise<MemoryRow[]> {
-    return this.scoped<MemoryRow>(em, scope, (t) => sql`${asOfWith(q.asOf ?? null)}
+    return this.scoped(em, scope, MEMORY_ROW, (t) => sql`${asOfWith(q.asOf ?? null)}
       SELECT ${columns('m')} FROM memories m
       WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
         ${q.kind ? sql`AND m.kind = ${q.kind}` : raw('')}
@@ -333,7 +336,7 @@ export class MemoriesRepository extends TenantScopedRepository {
         ? sql`1 - (m.embedding_vec <=> ${JSON.stringify(q.vector)}::vector)`
         : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
                FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b))`;
-    return this.scoped<ScoredMemoryRow>(em, scope, (t) => sql`${asOfWith(q.asOf ?? null, { vector: mode === 'pgvector' })}
+    return this.scoped(em, scope, SCORED_ROW, (t) => sql`${asOfWith(q.asOf ?? null, { vector: mode === 'pgvector' })}
       SELECT * FROM (
         SELECT ${columns('m')}, (${similarity})::float8 AS score FROM memories m
         WHERE ${t('m')} AND m.subject_id = ${q.subjectId} AND m.status = 'active'
@@ -357,7 +360,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     scope: TenantScope,
     q: { subjectId: string; kind?: MemoryKind; tsquery: string | null; matches: number; newest: number; asOf?: Date | null },
   ): Promise<SemanticPoolRow[]> {
-    return this.scoped<SemanticPoolRow>(em, scope, (t) => {
+    return this.scoped(em, scope, SEMANTIC_POOL_ROW, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
       const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${q.newest})`];
       if (q.tsquery !== null) {
@@ -370,7 +373,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** Replaces a memory's sensitivity labels; null when no such memory is in scope. */
   async setLabels(em: DbHandle, scope: TenantScope, id: string, labels: string[]): Promise<MemoryRow | null> {
-    const rows = await this.scoped<MemoryRow>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, MEMORY_ROW, (t) => sql`
       WITH changed AS (
         UPDATE memories SET sensitivity_labels = ${labels}::varchar[], updated_at = now()
         WHERE ${t()} AND id = ${id}
@@ -381,7 +384,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** As EpisodesRepository.staleSubjects, by the newest memory update. */
   async staleSubjects(em: DbHandle, scope: OperatorScope, prefix: string, cutoff: Date): Promise<SubjectKey[]> {
-    return this.scoped<SubjectKey>(em, scope, (t) => sql`
+    return this.scoped(em, scope, SUBJECT_KEY_ROW, (t) => sql`
       SELECT tenant_id, subject_id FROM memories
       WHERE ${t()} AND left(subject_id, length(${prefix})) = ${prefix} AND ${notSnapshotSubject()}
       GROUP BY tenant_id, subject_id HAVING max(updated_at) < ${cutoff}`);
@@ -389,12 +392,12 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** When one of the subject's memories was last updated; null without memories. */
   async lastActivity(em: DbHandle, scope: AnyScope, subjectId: string): Promise<Date | null> {
-    const [row] = await this.scoped<{ last_at: Date | null }>(em, scope, (t) => sql`SELECT max(updated_at) AS last_at FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
+    const [row] = await this.scoped(em, scope, rowOf<{ last_at: Date | null }>({ last_at: true }), (t) => sql`SELECT max(updated_at) AS last_at FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;

@@ -1,6 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
+import { entityRow } from 'src/common/db/row-shape';
 
 /**
  * A compiled memory, as migrations 0001 to 0014 made it. `embedding` (real[]) is the source of
@@ -56,5 +57,6 @@ export const MEMORY_COLUMNS = [
   'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'origin', 'created_at', 'updated_at', 'sensitivity_labels',
 ] as const satisfies readonly (keyof MemoryEntity)[];
 
-/** A memories row as the repository reads it (MEMORY_COLUMNS; the embedding only when asked for). */
-export type MemoryRow = Pick<MemoryEntity, (typeof MEMORY_COLUMNS)[number]> & Partial<Pick<MemoryEntity, 'embedding'>>;
+/** A memories row as the repository reads it (MEMORY_COLUMNS; the embedding only when asked for), checked under test. */
+export const MEMORY_ROW = entityRow(MemoryEntity, MEMORY_COLUMNS, ['embedding'] as const);
+export type MemoryRow = typeof MEMORY_ROW.row;

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { lockSnapshotName } from 'src/common/db/advisory-locks';
-import { sql, SqlFragment } from 'src/common/db/sql';
+import { entityRow, rowOf } from 'src/common/db/row-shape';
+import { raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import type { SnapshotRow } from 'src/modules/snapshots/snapshot.entity';
+import { SnapshotEntity, SnapshotRow } from 'src/modules/snapshots/snapshot.entity';
 
 export interface SubjectCopy {
   episodes: number;
@@ -29,7 +30,12 @@ function copyReceipts(t: (alias?: string) => SqlFragment, source: string, target
         RETURNING 1`;
 }
 
-const SNAPSHOT_COLUMNS = sql`id, tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count, created_at`;
+/** A snapshots row: every column of the entity. */
+const SNAPSHOT_ROW = entityRow(SnapshotEntity, [
+  'id', 'tenant_id', 'name', 'version', 'source_subject_id', 'snapshot_subject_id', 'metadata', 'episode_count', 'memory_count', 'created_at',
+] as const);
+const SNAPSHOT_COLUMNS = raw(SNAPSHOT_ROW.columns.join(', '));
+const COPY_COUNTS = rowOf<SubjectCopy>({ episodes: true, memories: true, receipts: true });
 
 /**
  * Snapshot metadata rows, plus the bulk SQL of snapshot copy and restore: operator work over a
@@ -49,7 +55,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    */
   async nextVersion(em: DbHandle, scope: OperatorScope, name: string): Promise<number> {
     await lockSnapshotName(em, name);
-    const [row] = await this.scoped<{ version: number }>(em, scope.everyTenant(), (t) =>
+    const [row] = await this.scoped(em, scope.everyTenant(), rowOf<{ version: number }>({ version: true }), (t) =>
       sql`SELECT coalesce(max(version), 0)::int + 1 AS version FROM snapshots WHERE ${t()} AND name = ${name}`);
     return row.version;
   }
@@ -61,7 +67,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * they are, id and body included (see copyReceipts).
    */
   async copySubject(em: DbHandle, scope: OperatorScope, source: string, target: string): Promise<SubjectCopy> {
-    const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, COPY_COUNTS, (t) => sql`
       WITH emap AS MATERIALIZED (
         SELECT id AS old_id, gen_random_uuid() AS new_id FROM episodes WHERE ${t()} AND subject_id = ${source}
       ), mmap AS MATERIALIZED (
@@ -108,7 +114,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
    * not shifted, not renumbered, so they still verify; one the target already holds is skipped.
    */
   async restoreSubject(em: DbHandle, scope: TenantScope, snapshotId: string, source: string, target: string): Promise<SubjectCopy> {
-    const [row] = await this.scoped<SubjectCopy>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, COPY_COUNTS, (t) => sql`
       WITH anchor AS MATERIALIZED (
         SELECT coalesce((SELECT max(created_at) FROM episodes WHERE ${t()} AND subject_id = ${source}),
                         (SELECT max(created_at) FROM memories WHERE ${t()} AND subject_id = ${source})) AS newest
@@ -149,7 +155,7 @@ export class SnapshotsRepository extends TenantScopedRepository {
   }
 
   async insert(em: DbHandle, scope: OperatorScope, s: Omit<SnapshotRow, 'id' | 'tenant_id' | 'created_at'>): Promise<SnapshotRow> {
-    const [row] = await this.stamped<SnapshotRow>(em, scope, (tenantId) => sql`
+    const [row] = await this.stamped(em, scope, SNAPSHOT_ROW, (tenantId) => sql`
       INSERT INTO snapshots (tenant_id, name, version, source_subject_id, snapshot_subject_id, metadata, episode_count, memory_count)
       VALUES (${tenantId}, ${s.name}, ${s.version}, ${s.source_subject_id}, ${s.snapshot_subject_id}, ${JSON.stringify(s.metadata)}::jsonb,
         ${s.episode_count}, ${s.memory_count})
@@ -158,18 +164,18 @@ export class SnapshotsRepository extends TenantScopedRepository {
   }
 
   async list(em: DbHandle, scope: OperatorScope): Promise<SnapshotRow[]> {
-    return this.scoped<SnapshotRow>(em, scope, (t) => sql`
-      SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} ORDER BY created_at DESC, name, version DESC`);
+    return this.select(em, scope, SNAPSHOT_ROW, SnapshotEntity, 's', (qb) =>
+      qb.orderBy('s.created_at', 'DESC').addOrderBy('s.name', 'ASC').addOrderBy('s.version', 'DESC'));
   }
 
   async findById(em: DbHandle, scope: OperatorScope, id: string): Promise<SnapshotRow | null> {
-    const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND id = ${id}`);
+    const rows = await this.select(em, scope, SNAPSHOT_ROW, SnapshotEntity, 's', (qb) => qb.andWhere('s.id = :id', { id }));
     return rows[0] ?? null;
   }
 
   async findLatestByName(em: DbHandle, scope: OperatorScope, name: string): Promise<SnapshotRow | null> {
-    const rows = await this.scoped<SnapshotRow>(em, scope, (t) => sql`
-      SELECT ${SNAPSHOT_COLUMNS} FROM snapshots WHERE ${t()} AND name = ${name} ORDER BY version DESC LIMIT 1`);
+    const rows = await this.select(em, scope, SNAPSHOT_ROW, SnapshotEntity, 's', (qb) =>
+      qb.andWhere('s.name = :name', { name }).orderBy('s.version', 'DESC').limit(1));
     return rows[0] ?? null;
   }
 }

@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
+import { COUNT, rowOf } from 'src/common/db/row-shape';
 import { sql } from 'src/common/db/sql';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -17,7 +18,7 @@ export class SubjectsRepository extends TenantScopedRepository {
 
   /** Subjects with counts, ordered by subject id; `_snapshot/` subjects are hidden. */
   async list(em: DbHandle, scope: TenantScope, limit: number, offset: number): Promise<{ subjects: { subject_id: string; episode_count: number; memory_count: number }[]; total: number }> {
-    const rows = await this.scoped<{ subject_id: string; episode_count: number; memory_count: number; total: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, rowOf<{ subject_id: string; episode_count: number; memory_count: number; total: number }>({ subject_id: true, episode_count: true, memory_count: true, total: true }), (t) => sql`
       WITH subjects AS (
         SELECT subject_id, count(*)::int AS episode_count FROM episodes WHERE ${t()} AND ${notSnapshotSubject()} GROUP BY subject_id
         UNION ALL
@@ -32,7 +33,7 @@ export class SubjectsRepository extends TenantScopedRepository {
       ORDER BY m.subject_id
       LIMIT ${limit} OFFSET ${offset}`);
     if (rows.length > 0) return { subjects: rows.map(({ total: _t, ...s }) => s), total: rows[0].total };
-    const count = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const count = await this.scoped(em, scope, COUNT, (t) => sql`
       SELECT count(*)::int AS n FROM (
         SELECT subject_id FROM episodes WHERE ${t()} AND ${notSnapshotSubject()}
         UNION SELECT subject_id FROM memories WHERE ${t()} AND ${notSnapshotSubject()}) s`);
