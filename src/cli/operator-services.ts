@@ -3,7 +3,13 @@ import { openDatabase } from 'src/db/data-source';
 import { ReadRouter } from 'src/db/read-replicas';
 import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { AdminService } from 'src/modules/admin/admin.service';
+import { EpisodesBulkService } from 'src/modules/episodes/episodes-bulk.service';
+import { EpisodesRepository } from 'src/modules/episodes/episodes.repository';
+import { MemoriesBulkService } from 'src/modules/memories/memories-bulk.service';
+import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { SubjectLock } from 'src/modules/memories/subject-lock';
+import { ReceiptsBulkService } from 'src/modules/receipts/receipts-bulk.service';
+import { ReceiptsRepository } from 'src/modules/receipts/receipts.repository';
 import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
 import { SnapshotsService } from 'src/modules/snapshots/snapshots.service';
 
@@ -26,7 +32,15 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
     // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
     const reads = ReadRouter.primaryOnly(db.dataSource);
     const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads);
-    const snapshots = new SnapshotsService(db.dataSource, new SnapshotsRepository(), reads, new SubjectLock());
+    const snapshots = new SnapshotsService(
+      db.dataSource,
+      new SnapshotsRepository(),
+      reads,
+      new SubjectLock(),
+      new EpisodesBulkService(new EpisodesRepository()),
+      new MemoriesBulkService(new MemoriesRepository()),
+      new ReceiptsBulkService(new ReceiptsRepository()),
+    );
     return await fn({ admin, snapshots });
   } finally {
     await db.close();

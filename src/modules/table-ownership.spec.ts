@@ -35,8 +35,6 @@ const EXCEPTIONS: Record<string, string[]> = {
   context: ['episodes', 'memories'],
   // The subject listing: subjects with counts across episodes and memories (read only).
   subjects: ['episodes', 'memories'],
-  // Snapshot copy and restore: set-based operator bulk work over one subject (restore under the target's SubjectLock).
-  snapshots: ['episodes', 'memories', 'receipts'],
   // Operator bulk work: export/import, jobs listing, tenant audit.
   admin: ['compile_jobs', 'episodes', 'memories', 'receipts'],
 };

@@ -141,6 +141,8 @@ calls(new EpisodesRepository(), {
   markCompiled: [(r, em) => r.markCompiled(em, scope, [ID])],
   findByIds: [(r, em) => r.findByIds(em, scope, [ID])],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
+  newestAgeMicros: [(r, em) => r.newestAgeMicros(em, scope, 's')],
+  copySubject: [(r, em) => r.copySubject(em, operator, 's', 't'), (r, em) => r.copySubject(em, scope, 's', 't', { snapshotId: ID, shiftMicros: '0' })],
   staleSubjects: [(r, em) => r.staleSubjects(em, operator, 'p', AT)],
   lastActivity: [(r, em) => r.lastActivity(em, scope, 's')],
 });
@@ -178,6 +180,8 @@ calls(new MemoriesRepository(), {
   staleSubjects: [(r, em) => r.staleSubjects(em, operator, 'p', AT)],
   lastActivity: [(r, em) => r.lastActivity(em, scope, 's')],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
+  newestAgeMicros: [(r, em) => r.newestAgeMicros(em, scope, 's')],
+  copySubject: [(r, em) => r.copySubject(em, operator, 's', 't', { table: 'episode_id_map_x' }), (r, em) => r.copySubject(em, scope, 's', 't', { table: 'episode_id_map_x' }, { snapshotId: ID, shiftMicros: '0' })],
 });
 
 calls(new CompileJobsRepository(), {
@@ -212,12 +216,11 @@ calls(new ReceiptsRepository(), {
   find: [(r, em) => r.find(em, scope, 'r')],
   list: [(r, em) => r.list(em, scope, { subjectId: 's', since: AT, until: AT, beforeId: 'r', limit: 1, maxBytes: 1 })],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
+  copySubject: [(r, em) => r.copySubject(em, operator, 's', 't')],
 });
 
 calls(new SnapshotsRepository(), {
   nextVersion: [(r, em) => r.nextVersion(em, operator, 'n')],
-  copySubject: [(r, em) => r.copySubject(em, operator, 's', 't')],
-  restoreSubject: [(r, em) => r.restoreSubject(em, scope, ID, 's', 't')],
   insert: [(r, em) => r.insert(em, operator, { metadata: {} } as never)],
   list: [(r, em) => r.list(em, operator)],
   findById: [(r, em) => r.findById(em, operator, ID)],

@@ -2,12 +2,13 @@ import { Module } from '@nestjs/common';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { EpisodesController } from './episodes.controller';
 import { EpisodesRepository } from './episodes.repository';
+import { EpisodesBulkService } from './episodes-bulk.service';
 import { EpisodesService } from './episodes.service';
 
 @Module({
   imports: [WebhooksModule],
   controllers: [EpisodesController],
-  providers: [EpisodesService, EpisodesRepository],
-  exports: [EpisodesService],
+  providers: [EpisodesService, EpisodesBulkService, EpisodesRepository],
+  exports: [EpisodesService, EpisodesBulkService],
 })
 export class EpisodesModule {}

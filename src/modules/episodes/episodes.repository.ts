@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
@@ -13,6 +14,7 @@ import { columnList, recordsetColumns } from 'src/db/column-types';
 import { EPISODE_COLUMNS, EPISODE_DIGEST_ROW, EPISODE_ROW, EPISODE_WIRE_COLUMNS, EPISODE_WIRE_ROW, EpisodeEntity, NEW_EPISODE_COLUMNS } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow, EpisodeRow, EpisodeWireRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
+import type { EpisodeIdMap, RestoreMarks } from './subject-copy.types';
 
 /**
  * Bytes of an episode as the service holds and writes it (payload, metadata and provenance as
@@ -194,6 +196,53 @@ export class EpisodesRepository extends TenantScopedRepository {
   async lastActivity(em: DbHandle, scope: AnyScope, subjectId: string): Promise<Date | null> {
     const [row] = await this.scoped(em, scope, rowOf<{ last_at: Date | null }>({ last_at: true }), (t) => sql`SELECT max(created_at) AS last_at FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
     return row.last_at;
+  }
+
+  /**
+   * Microseconds from the subject's newest episode to the transaction's `now()` (bigint as text,
+   * exact); null when it has none. A restore's time shift (RestoreMarks).
+   */
+  async newestAgeMicros(em: DbHandle, scope: AnyScope, subjectId: string): Promise<string | null> {
+    const [row] = await this.scoped<{ us: string | null }>(em, scope, (t) => sql`
+      SELECT round(extract(epoch FROM now() - max(created_at)) * 1000000)::bigint::text AS us
+      FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
+    return row?.us ?? null;
+  }
+
+  /**
+   * Operator bulk work (snapshot create and restore): copies the subject's episodes under
+   * `target` in one set-based statement, each with a new id, everything else (tenant,
+   * timestamps, compiled state) kept exactly; a restore (`marks`) shifts the timestamps and
+   * records `restored_from_snapshot` and `original_episode_id` in the provenance. The old → new
+   * ids stay in a temporary table dropped at commit (EpisodeIdMap) for the memories of the same
+   * copy. Run in the caller's transaction.
+   */
+  async copySubject(em: DbHandle, scope: AnyScope, source: string, target: string, marks?: RestoreMarks): Promise<{ episodes: number; ids: EpisodeIdMap }> {
+    // A name of our own per copy: two copies in one transaction never share a map.
+    const ids: EpisodeIdMap = { table: `episode_id_map_${randomBytes(8).toString('hex')}` };
+    const map = raw(ids.table);
+    // DDL names no tenant-owned table, so there is no predicate to add (stamped, not scoped).
+    await this.stamped(em, scope, () => sql`CREATE TEMP TABLE ${map} (old_id uuid PRIMARY KEY, new_id uuid NOT NULL) ON COMMIT DROP`);
+    const provenance = marks
+      ? sql`coalesce(e.provenance, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_episode_id', e.id)`
+      : sql`e.provenance`;
+    const shift = marks ? sql` + ${marks.shiftMicros}::bigint * interval '1 microsecond'` : raw('');
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH emap AS (
+        INSERT INTO ${map} (old_id, new_id)
+        SELECT id, gen_random_uuid() FROM episodes WHERE ${t()} AND subject_id = ${source}
+        RETURNING old_id, new_id
+      ), copied AS (
+        INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
+        SELECT m.new_id, e.tenant_id, ${target}, e.session_id, e.source, e.type, e.payload, e.metadata, ${provenance},
+          e.content_text, e.created_at${shift}, e.last_compiled_at${shift}
+        FROM episodes e JOIN emap m ON m.old_id = e.id
+        WHERE ${t('e')}
+        ORDER BY e.created_at, e.seq
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM copied`);
+    return { episodes: row.n, ids };
   }
 }
 

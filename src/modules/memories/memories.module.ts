@@ -13,6 +13,7 @@ import { MemoriesController } from './memories.controller';
 import { MemoriesRepository } from './memories.repository';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileService } from './compile.service';
+import { MemoriesBulkService } from './memories-bulk.service';
 import { MemoriesService } from './memories.service';
 import { MemoryEmbeddingsService } from './memory-embeddings.service';
 import { MemoryRecordsService } from './memory-records.service';
@@ -26,6 +27,7 @@ import { SubjectLock } from './subject-lock';
     CompileJobSignal,
     CompileService,
     MemoriesService,
+    MemoriesBulkService,
     MemoryEmbeddingsService,
     MemoryRecordsService,
     SubjectLock,
@@ -36,6 +38,6 @@ import { SubjectLock } from './subject-lock';
     EmbeddingBackfillService,
     { provide: MEMORY_COMPILER, inject: [APP_CONFIG, MODEL_GATEWAY], useFactory: createMemoryCompiler },
   ],
-  exports: [CompileService, MemoriesService, MemoryRecordsService, SubjectLock],
+  exports: [CompileService, MemoriesService, MemoriesBulkService, MemoryRecordsService, SubjectLock],
 })
 export class MemoriesModule {}

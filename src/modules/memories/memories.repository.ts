@@ -14,6 +14,7 @@ import { columnList, recordsetColumns } from 'src/db/column-types';
 import { MEMORY_COLUMNS, MEMORY_ROW, MemoryEntity } from 'src/modules/memories/memory.entity';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
+import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
 import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
 
 /** A memory to insert: the row's own columns, plus what only an insert carries (origin defaults to `compile`, labels to none). */
@@ -401,6 +402,52 @@ export class MemoriesRepository extends TenantScopedRepository {
       WITH deleted AS (DELETE FROM memories WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;
+  }
+
+  /**
+   * Microseconds from the subject's newest memory to the transaction's `now()` (bigint as text,
+   * exact); null when it has none. A restore's time shift when the snapshot has no episode.
+   */
+  async newestAgeMicros(em: DbHandle, scope: AnyScope, subjectId: string): Promise<string | null> {
+    const [row] = await this.scoped<{ us: string | null }>(em, scope, (t) => sql`
+      SELECT round(extract(epoch FROM now() - max(created_at)) * 1000000)::bigint::text AS us
+      FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
+    return row?.us ?? null;
+  }
+
+  /**
+   * Operator bulk work (snapshot create and restore): copies the subject's memories under
+   * `target` in one set-based statement. Every memory gets a new id; `superseded_by` follows the
+   * new ids and `source_episode_ids` the episode copies of the same copy (`episodeIds`, filled by
+   * EpisodesRepository.copySubject), a reference outside the subject kept as it is; everything
+   * else (tenant, timestamps, status, embeddings) is kept exactly. A restore (`marks`) shifts
+   * every timestamp and records `restored_from_snapshot` and `original_memory_id` in the
+   * metadata (overwriting an earlier restore's marks).
+   */
+  async copySubject(em: DbHandle, scope: AnyScope, source: string, target: string, episodeIds: EpisodeIdMap, marks?: RestoreMarks): Promise<number> {
+    const emap = raw(episodeIds.table);
+    const shift = marks ? sql` + ${marks.shiftMicros}::bigint * interval '1 microsecond'` : raw('');
+    const metadata = marks
+      ? sql`coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_memory_id', x.id)`
+      : sql`x.metadata`;
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH mmap AS MATERIALIZED (
+        SELECT id AS old_id, gen_random_uuid() AS new_id FROM memories WHERE ${t()} AND subject_id = ${source}
+      ), copied AS (
+        INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
+          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at, sensitivity_labels)
+        SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from${shift}, x.valid_to${shift},
+          ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
+                LEFT JOIN ${emap} em ON em.old_id = s.id ORDER BY s.ord),
+          ${metadata}, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin,
+          x.created_at${shift}, x.updated_at${shift}, x.sensitivity_labels
+        FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
+        WHERE ${t('x')}
+        ${marks ? sql`ORDER BY x.created_at, x.id` : raw('')}
+        RETURNING 1
+      )
+      SELECT count(*)::int AS n FROM copied`);
+    return row.n;
   }
 }
 

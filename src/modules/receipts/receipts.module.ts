@@ -3,12 +3,13 @@ import { PolicyModule } from 'src/modules/policy/policy.module';
 import { WebhooksModule } from 'src/modules/webhooks/webhooks.module';
 import { ReceiptsController } from './receipts.controller';
 import { ReceiptsRepository } from './receipts.repository';
+import { ReceiptsBulkService } from './receipts-bulk.service';
 import { ReceiptsService } from './receipts.service';
 
 @Module({
   imports: [PolicyModule, WebhooksModule],
   controllers: [ReceiptsController],
-  providers: [ReceiptsService, ReceiptsRepository],
-  exports: [ReceiptsService],
+  providers: [ReceiptsService, ReceiptsBulkService, ReceiptsRepository],
+  exports: [ReceiptsService, ReceiptsBulkService],
 })
 export class ReceiptsModule {}

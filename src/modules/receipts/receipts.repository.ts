@@ -83,6 +83,27 @@ export class ReceiptsRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM gone`);
     return rows[0].n;
   }
+
+  /**
+   * Operator bulk work (snapshot copy and restore): the receipts `source` holds, now held by
+   * `target` too (docs/governance.md "Receipts in exports and snapshots"). A receipt's signature
+   * covers its whole body, its id, subject and tenant included, so the copy keeps id and body
+   * byte for byte and only the row names the new holder (migration 0019 keys rows by tenant,
+   * holder and id); `verify` stays `valid`. Insert only, as receipts are immutable: a receipt the
+   * target already holds is left as it is. Set-based: the bodies never leave the database.
+   */
+  async copySubject(em: DbHandle, scope: AnyScope, source: string, target: string): Promise<number> {
+    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+      WITH copied AS (
+        INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
+        SELECT r.id, r.tenant_id, ${target}, r.mode, r.parent_receipt_id, r.body, r.created_at
+        FROM receipts r WHERE ${t('r')} AND r.subject_id = ${source}
+        ORDER BY r.id
+        ON CONFLICT DO NOTHING
+        RETURNING 1)
+      SELECT count(*)::int AS n FROM copied`);
+    return rows[0].n;
+  }
 }
 
 /**
