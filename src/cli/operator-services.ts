@@ -5,6 +5,8 @@ import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { AdminService } from 'src/modules/admin/admin.service';
 import { EpisodesBulkService } from 'src/modules/episodes/episodes-bulk.service';
 import { EpisodesRepository } from 'src/modules/episodes/episodes.repository';
+import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
+import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
 import { MemoriesBulkService } from 'src/modules/memories/memories-bulk.service';
 import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { SubjectLock } from 'src/modules/memories/subject-lock';
@@ -31,15 +33,19 @@ export async function withOperatorServices<T>(config: AppConfig, fn: (services: 
   try {
     // The CLI writes on the primary and reads nothing it wrote through a replica: no routing.
     const reads = ReadRouter.primaryOnly(db.dataSource);
-    const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads);
+    const episodes = new EpisodesBulkService(new EpisodesRepository());
+    const memories = new MemoriesBulkService(new MemoriesRepository());
+    const receipts = new ReceiptsBulkService(new ReceiptsRepository());
+    const jobs = new CompileJobsService(db.dataSource, new CompileJobsRepository());
+    const admin = new AdminService(config, db.dataSource, new AdminRepository(), reads, jobs, episodes, memories, receipts);
     const snapshots = new SnapshotsService(
       db.dataSource,
       new SnapshotsRepository(),
       reads,
       new SubjectLock(),
-      new EpisodesBulkService(new EpisodesRepository()),
-      new MemoriesBulkService(new MemoriesRepository()),
-      new ReceiptsBulkService(new ReceiptsRepository()),
+      episodes,
+      memories,
+      receipts,
     );
     return await fn({ admin, snapshots });
   } finally {

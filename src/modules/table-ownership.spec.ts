@@ -35,8 +35,8 @@ const EXCEPTIONS: Record<string, string[]> = {
   context: ['episodes', 'memories'],
   // The subject listing: subjects with counts across episodes and memories (read only).
   subjects: ['episodes', 'memories'],
-  // Operator bulk work: export/import, jobs listing, tenant audit.
-  admin: ['compile_jobs', 'episodes', 'memories', 'receipts'],
+  // Operator bulk work: export/import (the job listing and tenant audit go through the owners' services).
+  admin: ['episodes', 'memories', 'receipts'],
 };
 
 const TABLE_REF = new RegExp(`\\b(?:FROM|JOIN|INTO|UPDATE|TABLE|USING)\\s+(${Object.keys(OWNER).join('|')})\\b`, 'g');

@@ -101,8 +101,6 @@ const receiptRow = { tenant_id: TENANT, id: 'r1', body_json: '{}' } as never;
 const cursor = { createdAt: '2026-01-01T00:00:00Z', key: '1' };
 
 calls(new AdminRepository(), {
-  listJobs: [(r, em) => r.listJobs(em, operator, { status: 'failed', subjectId: 's', limit: 1, offset: 0 })],
-  countNullTenantRows: [(r, em) => r.countNullTenantRows(em, everyTenant)],
   subjectTenants: [(r, em) => r.subjectTenants(em, operator, 's')],
   episodePage: [(r, em) => r.episodePage(em, operator, 's', cursor, 10, 1000)],
   memoryPage: [(r, em) => r.memoryPage(em, operator, 's', cursor, 10)],
@@ -123,6 +121,7 @@ calls(new ContextRepository(), {
 });
 
 calls(new EpisodesRepository(), {
+  countNullTenant: [(r, em) => r.countNullTenant(em, everyTenant)],
   insertMany: [(r, em) => r.insertMany(em, scope, [])],
   findByIdempotencyKeys: [(r, em) => r.findByIdempotencyKeys(em, scope, ['k'])],
   listForSubject: [(r, em) => r.listForSubject(em, scope, 's', { limit: 1, uncompiledOnly: true }), (r, em) => r.listForSubject(em, scope, 's', { asOf: AT })],
@@ -148,6 +147,7 @@ calls(new EpisodesRepository(), {
 });
 
 calls(new MemoriesRepository(), {
+  countNullTenant: [(r, em) => r.countNullTenant(em, everyTenant)],
   lockSubject: [(r, em) => r.lockSubject(em, scope, 's')],
   insertMany: [(r, em) => r.insertMany(em, scope, [{ id: ID } as never])],
   findById: [(r, em) => r.findById(em, scope, ID, { forUpdate: true })],
@@ -196,6 +196,8 @@ calls(new CompileJobsRepository(), {
   deleteFinished: [(r, em) => r.deleteFinished(em, everyTenant, 1)],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
   countsByStatus: [(r, em) => r.countsByStatus(em, everyTenant)],
+  list: [(r, em) => r.list(em, operator, { status: 'failed', subjectId: 's', limit: 1, offset: 0 })],
+  countNullTenant: [(r, em) => r.countNullTenant(em, everyTenant)],
   countStuck: [(r, em) => r.countStuck(em, everyTenant, 1, 1)],
 });
 
@@ -212,6 +214,7 @@ calls(new PolicyRepository(), {
 });
 
 calls(new ReceiptsRepository(), {
+  countNullTenant: [(r, em) => r.countNullTenant(em, everyTenant)],
   insert: [(r, em) => r.insert(em, scope, { receipt_id: 'r' } as never), (r, em) => r.insert(em, scope, { receipt_id: 'r' } as never, { asyncCommit: true })],
   find: [(r, em) => r.find(em, scope, 'r')],
   list: [(r, em) => r.list(em, scope, { subjectId: 's', since: AT, until: AT, beforeId: 'r', limit: 1, maxBytes: 1 })],
@@ -258,7 +261,10 @@ calls(new WebhooksRepository(), {
  * where a row carries its own tenant. Each must really be unscoped (kept honest below).
  */
 const OPERATOR_STATEMENTS = new Set([
-  'AdminRepository.countNullTenantRows',
+  'CompileJobsRepository.countNullTenant',
+  'EpisodesRepository.countNullTenant',
+  'MemoriesRepository.countNullTenant',
+  'ReceiptsRepository.countNullTenant',
   'AdminRepository.existingIds',
   'CompileJobsRepository.claim',
   'CompileJobsRepository.complete',

@@ -4,8 +4,6 @@ import { raw, sql } from 'src/common/db/sql';
 import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { episodeText } from 'src/compiler/episode-text';
-import type { CompileJobStatus } from 'src/modules/memories/compile-job.entity';
-import type { JobRow } from 'src/modules/memories/compile-job.entity';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import {
@@ -43,36 +41,15 @@ const INSERT_CHUNK = 500;
 const ts = (column: string) => sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${TIMESTAMP_SQL_FORMAT})`;
 
 /**
- * Operator SQL over episodes, memories and compile_jobs. Export and import move whole subjects
- * in bulk, so they read and write those tables directly (still through the tenant-scoped base)
- * rather than row by row through the owning modules. Timestamps are read as microsecond text and
+ * Operator SQL of export and import over episodes, memories and receipts. They move whole
+ * subjects in bulk, so they read and write those tables directly (still through the tenant-scoped
+ * base) rather than row by row through the owning modules (docs/architecture.md, "Known
+ * departures"); the job listing and the tenant audit go through the owners' services. Timestamps are read as microsecond text and
  * jsonb as text parsed losslessly, so an export holds exactly what is stored.
  */
 @Injectable()
 export class AdminRepository extends TenantScopedRepository {
-  protected readonly table = 'episodes/memories/compile_jobs/receipts';
-
-  async listJobs(em: DbHandle, scope: OperatorScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
-    return this.scoped<JobRow>(em, scope, (t) => sql`
-      SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
-      FROM compile_jobs
-      WHERE ${t()}
-        ${filter.status ? sql`AND status = ${filter.status}` : raw('')}
-        ${filter.subjectId !== undefined ? sql`AND subject_id = ${filter.subjectId}` : raw('')}
-      ORDER BY created_at DESC, id DESC
-      LIMIT ${filter.limit} OFFSET ${filter.offset}`);
-  }
-
-  /** Contract "Tenant isolation" rule 4: rows lacking a tenant_id, per table. */
-  async countNullTenantRows(em: DbHandle, scope: OperatorScope): Promise<{ episodes: number; memories: number; compile_jobs: number; receipts: number }> {
-    const [row] = await this.scoped<{ episodes: number; memories: number; compile_jobs: number; receipts: number }>(em, scope, (t) => sql`
-      SELECT
-        (SELECT count(*)::int FROM episodes WHERE ${t()} AND tenant_id IS NULL) AS episodes,
-        (SELECT count(*)::int FROM memories WHERE ${t()} AND tenant_id IS NULL) AS memories,
-        (SELECT count(*)::int FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL) AS compile_jobs,
-        (SELECT count(*)::int FROM receipts WHERE ${t()} AND tenant_id IS NULL) AS receipts`);
-    return row;
-  }
+  protected readonly table = 'episodes/memories/receipts';
 
   /** Distinct tenants holding rows of the subject, at most two (enough to tell none, one, many). */
   async subjectTenants(em: DbHandle, scope: OperatorScope, subjectId: string): Promise<(string | null)[]> {

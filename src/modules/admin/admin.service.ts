@@ -13,6 +13,10 @@ import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
+import { EpisodesBulkService } from 'src/modules/episodes/episodes-bulk.service';
+import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
+import { MemoriesBulkService } from 'src/modules/memories/memories-bulk.service';
+import { ReceiptsBulkService } from 'src/modules/receipts/receipts-bulk.service';
 import { AdminRepository, PageCursor } from './admin.repository';
 import { JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
 import { ImportResultDto } from './dto/import.dto';
@@ -49,10 +53,14 @@ export class AdminService {
     private readonly ds: DataSource,
     private readonly repo: AdminRepository,
     private readonly reads: ReadRouter,
+    private readonly jobs: CompileJobsService,
+    private readonly episodes: EpisodesBulkService,
+    private readonly memories: MemoriesBulkService,
+    private readonly receipts: ReceiptsBulkService,
   ) {}
 
   async listJobs(scope: OperatorScope, query: ListJobsQueryDto): Promise<JobsPageDto> {
-    const rows = await this.repo.listJobs(this.ds.manager, scope, {
+    const rows = await this.jobs.list(scope, {
       status: query.status,
       subjectId: query.subject_id,
       limit: query.limit,
@@ -62,7 +70,13 @@ export class AdminService {
   }
 
   async tenantAudit(scope: OperatorScope): Promise<TenantAuditDto> {
-    const counts = await this.repo.countNullTenantRows(this.ds.manager, scope);
+    // Each owning room counts its own rows, in one snapshot as the single statement they replace.
+    const counts = await this.ds.transaction('REPEATABLE READ', async (em) => ({
+      episodes: await this.episodes.countNullTenant(em, scope),
+      memories: await this.memories.countNullTenant(em, scope),
+      compile_jobs: await this.jobs.countNullTenant(em, scope),
+      receipts: await this.receipts.countNullTenant(em, scope),
+    }));
     const total = counts.episodes + counts.memories + counts.compile_jobs + counts.receipts;
     const guidance =
       total === 0

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { AnyScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { EpisodesRepository } from './episodes.repository';
 import type { EpisodeIdMap, RestoreMarks } from './subject-copy.types';
 
@@ -21,5 +21,10 @@ export class EpisodesBulkService {
   /** Copies the episodes of `source` under `target`; the id map is for the memories of the same copy (EpisodesRepository.copySubject). */
   copySubject(em: EntityManager, scope: AnyScope, source: string, target: string, marks?: RestoreMarks): Promise<{ episodes: number; ids: EpisodeIdMap }> {
     return this.repo.copySubject(em, scope, source, target, marks);
+  }
+
+  /** Rows lacking a tenant_id (the operator's tenant audit, contract "Tenant isolation" rule 4). */
+  countNullTenant(em: EntityManager, scope: OperatorScope): Promise<number> {
+    return this.repo.countNullTenant(em, scope);
   }
 }

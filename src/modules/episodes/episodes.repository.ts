@@ -244,5 +244,11 @@ export class EpisodesRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM copied`);
     return { episodes: row.n, ids };
   }
+
+  /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
+  async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM episodes WHERE ${t()} AND tenant_id IS NULL`);
+    return row.n;
+  }
 }
 

@@ -3,7 +3,7 @@ import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import type { CompileJobRow } from 'src/modules/memories/compile-job.entity';
+import type { CompileJobRow, CompileJobStatus, JobRow } from 'src/modules/memories/compile-job.entity';
 
 const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_ids, error, attempts, created_at, started_at, completed_at, updated_at`;
 
@@ -145,5 +145,23 @@ export class CompileJobsRepository extends TenantScopedRepository {
         AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,
     );
     return rows[0].n;
+  }
+
+  /** The operator's job listing (GET /admin/jobs), newest first. */
+  async list(em: DbHandle, scope: OperatorScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
+    return this.scoped<JobRow>(em, scope, (t) => sql`
+      SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
+      FROM compile_jobs
+      WHERE ${t()}
+        ${filter.status ? sql`AND status = ${filter.status}` : raw('')}
+        ${filter.subjectId !== undefined ? sql`AND subject_id = ${filter.subjectId}` : raw('')}
+      ORDER BY created_at DESC, id DESC
+      LIMIT ${filter.limit} OFFSET ${filter.offset}`);
+  }
+
+  /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): jobs lacking a tenant_id. */
+  async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL`);
+    return row.n;
   }
 }

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { AnyScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
 import { MemoriesRepository } from './memories.repository';
 
@@ -26,5 +26,10 @@ export class MemoriesBulkService {
   async copySubject(em: EntityManager, scope: AnyScope, source: string, target: string, episodeIds: EpisodeIdMap, marks?: RestoreMarks): Promise<number> {
     await this.repo.lockSubject(em, scope, target);
     return this.repo.copySubject(em, scope, source, target, episodeIds, marks);
+  }
+
+  /** Rows lacking a tenant_id (the operator's tenant audit, contract "Tenant isolation" rule 4). */
+  countNullTenant(em: EntityManager, scope: OperatorScope): Promise<number> {
+    return this.repo.countNullTenant(em, scope);
   }
 }

@@ -449,6 +449,12 @@ export class MemoriesRepository extends TenantScopedRepository {
       SELECT count(*)::int AS n FROM copied`);
     return row.n;
   }
+
+  /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
+  async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM memories WHERE ${t()} AND tenant_id IS NULL`);
+    return row.n;
+  }
 }
 
 function kindFilter(filter: MemoryFilter): SqlFragment {

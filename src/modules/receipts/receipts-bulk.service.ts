@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { AnyScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { ReceiptsRepository } from './receipts.repository';
 
 /**
@@ -15,5 +15,10 @@ export class ReceiptsBulkService {
   /** Receipts of `source` now held by `target` too, id and body unchanged (ReceiptsRepository.copySubject). */
   copySubject(em: EntityManager, scope: AnyScope, source: string, target: string): Promise<number> {
     return this.repo.copySubject(em, scope, source, target);
+  }
+
+  /** Rows lacking a tenant_id (the operator's tenant audit, contract "Tenant isolation" rule 4). */
+  countNullTenant(em: EntityManager, scope: OperatorScope): Promise<number> {
+    return this.repo.countNullTenant(em, scope);
   }
 }

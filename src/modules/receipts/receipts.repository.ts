@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { raw, sql } from 'src/common/db/sql';
-import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { ReceiptBody } from './receipt-body';
 
@@ -103,6 +103,12 @@ export class ReceiptsRepository extends TenantScopedRepository {
         RETURNING 1)
       SELECT count(*)::int AS n FROM copied`);
     return rows[0].n;
+  }
+
+  /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
+  async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
+    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM receipts WHERE ${t()} AND tenant_id IS NULL`);
+    return row.n;
   }
 }
 
