@@ -4,7 +4,7 @@ import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
-import { rowOf } from 'src/common/db/row-shape';
+import { COUNT, rowOf } from 'src/common/db/row-shape';
 import { raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -15,6 +15,9 @@ import { EPISODE_COLUMNS, EPISODE_DIGEST_ROW, EPISODE_ROW, EPISODE_WIRE_COLUMNS,
 import type { EpisodeDigestRow, EpisodeRow, EpisodeWireRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodesAsOfCte } from './episodes-as-of.sql';
 import type { EpisodeIdMap, RestoreMarks } from './subject-copy.types';
+
+/** Microseconds from the newest row to now() (bigint as text), null without rows. */
+const AGE_ROW = rowOf<{ us: string | null }>({ us: true });
 
 /**
  * Bytes of an episode as the service holds and writes it (payload, metadata and provenance as
@@ -203,7 +206,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * exact); null when it has none. A restore's time shift (RestoreMarks).
    */
   async newestAgeMicros(em: DbHandle, scope: AnyScope, subjectId: string): Promise<string | null> {
-    const [row] = await this.scoped<{ us: string | null }>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, AGE_ROW, (t) => sql`
       SELECT round(extract(epoch FROM now() - max(created_at)) * 1000000)::bigint::text AS us
       FROM episodes WHERE ${t()} AND subject_id = ${subjectId}`);
     return row?.us ?? null;
@@ -227,7 +230,7 @@ export class EpisodesRepository extends TenantScopedRepository {
       ? sql`coalesce(e.provenance, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_episode_id', e.id)`
       : sql`e.provenance`;
     const shift = marks ? sql` + ${marks.shiftMicros}::bigint * interval '1 microsecond'` : raw('');
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH emap AS (
         INSERT INTO ${map} (old_id, new_id)
         SELECT id, gen_random_uuid() FROM episodes WHERE ${t()} AND subject_id = ${source}
@@ -247,7 +250,7 @@ export class EpisodesRepository extends TenantScopedRepository {
 
   /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
   async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM episodes WHERE ${t()} AND tenant_id IS NULL`);
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`SELECT count(*)::int AS n FROM episodes WHERE ${t()} AND tenant_id IS NULL`);
     return row.n;
   }
 }

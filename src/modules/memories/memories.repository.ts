@@ -17,6 +17,9 @@ import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
 import type { MemoryKind, MemoryStatus } from 'src/compiler/memory-kinds';
 
+/** Microseconds from the newest row to now() (bigint as text), null without rows. */
+const AGE_ROW = rowOf<{ us: string | null }>({ us: true });
+
 /** A memory to insert: the row's own columns, plus what only an insert carries (origin defaults to `compile`, labels to none). */
 export type NewMemory = Pick<
   MemoryEntity,
@@ -409,7 +412,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * exact); null when it has none. A restore's time shift when the snapshot has no episode.
    */
   async newestAgeMicros(em: DbHandle, scope: AnyScope, subjectId: string): Promise<string | null> {
-    const [row] = await this.scoped<{ us: string | null }>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, AGE_ROW, (t) => sql`
       SELECT round(extract(epoch FROM now() - max(created_at)) * 1000000)::bigint::text AS us
       FROM memories WHERE ${t()} AND subject_id = ${subjectId}`);
     return row?.us ?? null;
@@ -430,7 +433,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     const metadata = marks
       ? sql`coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_memory_id', x.id)`
       : sql`x.metadata`;
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH mmap AS MATERIALIZED (
         SELECT id AS old_id, gen_random_uuid() AS new_id FROM memories WHERE ${t()} AND subject_id = ${source}
       ), copied AS (
@@ -452,7 +455,7 @@ export class MemoriesRepository extends TenantScopedRepository {
 
   /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
   async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM memories WHERE ${t()} AND tenant_id IS NULL`);
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`SELECT count(*)::int AS n FROM memories WHERE ${t()} AND tenant_id IS NULL`);
     return row.n;
   }
 }
