@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { config as loadDotenv } from 'dotenv';
-import { SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
+import { ReceiptsSetting, SECRET_PLACEHOLDER, SETTINGS, SettingSpec } from './config.schema';
 import { parseSigningKeys, SigningKeys } from './signing-keys';
 
 export const APP_CONFIG = Symbol('APP_CONFIG');
@@ -79,7 +79,7 @@ export interface AppConfig {
   otelSampleRatio: number;
   mcpTenant: string;
   mcpAllowedHosts: string[];
-  receipts: 'off' | 'on_request' | 'always';
+  receipts: ReceiptsSetting;
   receiptSigning: SigningKeys;
   receiptWebhooks: boolean;
   receiptAsyncCommit: boolean;

@@ -3,6 +3,10 @@
  * implementation adds. This list is the single source for parsing, validation and the
  * configuration reference in docs/.
  */
+/** SERVICE_RECEIPTS, which a tenant's policy bundle may override with its `receipts:` key. */
+export const RECEIPTS_SETTINGS = ['off', 'on_request', 'always'] as const;
+export type ReceiptsSetting = (typeof RECEIPTS_SETTINGS)[number];
+
 export type SettingKind = 'string' | 'int' | 'number' | 'bool' | 'enum' | 'json-list';
 
 export interface SettingSpec {
@@ -96,7 +100,7 @@ export const SETTINGS: readonly SettingSpec[] = [
   { name: 'OTEL_EXPORTER_OTLP_HEADERS', kind: 'string', default: '', description: 'Headers sent to the collector, as `key=value,key2=value2`.', secret: true, aliases: ['OTEL_EXPORTER_OTLP_HEADERS'] },
   { name: 'OTEL_SERVICE_NAME', kind: 'string', default: 'memory-service', description: 'service.name resource attribute of the spans.', aliases: ['OTEL_SERVICE_NAME'] },
   { name: 'OTEL_SAMPLE_RATIO', kind: 'number', default: '1', min: 0, max: 1, description: 'Share of new traces sampled (a parent\'s decision is kept).' },
-  { name: 'RECEIPTS', kind: 'enum', default: 'on_request', values: ['off', 'on_request', 'always'], description: 'Context and handoff receipts (docs/governance.md): off; on_request (when the request says emit_receipt: true); always. A tenant\'s policy bundle can override it with its `receipts:` key.' },
+  { name: 'RECEIPTS', kind: 'enum', default: 'on_request', values: RECEIPTS_SETTINGS, description: 'Context and handoff receipts (docs/governance.md): off; on_request (when the request says emit_receipt: true); always. A tenant\'s policy bundle can override it with its `receipts:` key.' },
   { name: 'RECEIPT_SIGNING_KEYS', kind: 'string', default: '', description: 'Receipt signing keys as kid=secret pairs, comma-separated (secrets of at least 16 characters). Keep retired ids listed so their receipts still verify. Empty: receipts are unsigned.', secret: true },
   { name: 'RECEIPT_SIGNING_KEY_ID', kind: 'string', default: '', description: 'Id of the key that signs new receipts; may be empty when exactly one key is configured.' },
   { name: 'RECEIPT_ASYNC_COMMIT', kind: 'bool', default: 'false', description: 'true writes a receipt without waiting for the disk flush of its commit (synchronous_commit off for that one statement): the context path saves about one WAL flush, but a database server crash can then lose the receipts of its last moments (about 0.6 s) after their ids were returned (never corrupt them). Off by default: a returned receipt_id is durable. Receipts written with a receipt.created webhook always wait.' },

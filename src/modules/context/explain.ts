@@ -3,6 +3,7 @@
  * the ordinary assembly, and re-derives its steps from the same inputs (scoring, de-duplication,
  * selection and packing are deterministic), so POST /v1/context does no extra work.
  */
+import type { PolicyAction } from 'src/modules/policy/policy-bundle';
 import { countTokens } from 'src/common/text/tokenizer';
 import { byTimeThenSeq } from './assemble';
 import { PackResult, renderLine } from './packing';
@@ -44,7 +45,7 @@ export interface CandidateExplanation {
   tokens: number | null;
   policy_rule_id: string | null;
   /** `denied` (left out) or `would_deny` (log_only mode: kept, reported). */
-  policy_action: 'denied' | 'would_deny' | null;
+  policy_action: PolicyAction | null;
 }
 
 export interface SectionCost {
@@ -57,7 +58,7 @@ export interface SectionCost {
 export interface PolicyDenialInput {
   memory_id: string;
   rule_id: string;
-  action: 'denied' | 'would_deny';
+  action: PolicyAction;
 }
 
 export interface ExplainInput {

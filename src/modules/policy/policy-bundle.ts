@@ -1,4 +1,5 @@
 import { isMap, isScalar, isSeq, LineCounter, Node, parseDocument, YAMLMap } from 'yaml';
+import { RECEIPTS_SETTINGS, type ReceiptsSetting } from 'src/config/config.schema';
 import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
 
 /**
@@ -7,10 +8,16 @@ import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
  * than ignored: a misspelt `deny_label:` silently allowing everything is the failure a policy
  * must not have.
  */
-export type PolicyMode = 'enforce' | 'log_only';
-export type ReceiptsSetting = 'off' | 'on_request' | 'always';
-export const POLICY_MODES: readonly PolicyMode[] = ['enforce', 'log_only'];
-export const RECEIPTS_SETTINGS: readonly ReceiptsSetting[] = ['off', 'on_request', 'always'];
+export const POLICY_MODES = ['enforce', 'log_only'] as const;
+export type PolicyMode = (typeof POLICY_MODES)[number];
+/** The mode of a bundle that names none, and the one a receipt records when the tenant has no bundle. */
+export const DEFAULT_POLICY_MODE: PolicyMode = 'enforce';
+/** What a rule did to a memory: `denied` in enforce mode (left out), `would_deny` in log_only mode (kept). */
+export const POLICY_ACTIONS = ['denied', 'would_deny'] as const;
+export type PolicyAction = (typeof POLICY_ACTIONS)[number];
+/** Why a rule did not apply to the caller. */
+export const SKIP_REASONS = ['caller_type_allowed'] as const;
+export type SkipReason = (typeof SKIP_REASONS)[number];
 
 export interface PolicyRule {
   id: string;
@@ -57,7 +64,7 @@ export function parsePolicyBundle(text: string): PolicyBundle {
   const root = doc.contents;
   if (!isMap(root)) throw new PolicyInvalid(lineOf(root), 'the policy bundle must be a mapping (version, mode, rules, ...)');
 
-  const bundle: PolicyBundle = { version: 1, mode: 'enforce', require_caller_identity: false, receipts: null, rules: [] };
+  const bundle: PolicyBundle = { version: 1, mode: DEFAULT_POLICY_MODE, require_caller_identity: false, receipts: null, rules: [] };
   for (const pair of root.items) {
     const key = isScalar(pair.key) ? String(pair.key.value) : '';
     const at = lineOf(pair.value, lineOf(pair.key));
@@ -151,14 +158,13 @@ export interface PolicyDenial {
   rule_id: string;
   memory_id: string;
   labels: string[];
-  /** `denied` in enforce mode (left out), `would_deny` in log_only mode (kept). */
-  action: 'denied' | 'would_deny';
+  action: PolicyAction;
 }
 
 /** A rule that did not apply to this caller, as listed in `policy.filters_skipped`. */
 export interface SkippedRule {
   rule_id: string;
-  reason: 'caller_type_allowed';
+  reason: SkipReason;
 }
 
 /** Rules that do not apply to the caller (its type is listed as an exception). */
@@ -179,7 +185,7 @@ export function applyPolicy<T extends { id: string; sensitivity_labels?: string[
   memories: readonly T[],
 ): { kept: T[]; denials: PolicyDenial[] } {
   const rules = bundle.rules.filter((r) => caller.caller_type === null || !r.unless_caller_types.includes(caller.caller_type));
-  const action = bundle.mode === 'enforce' ? 'denied' : 'would_deny';
+  const action: PolicyAction = bundle.mode === 'enforce' ? 'denied' : 'would_deny';
   const kept: T[] = [];
   const denials: PolicyDenial[] = [];
   for (const memory of memories) {

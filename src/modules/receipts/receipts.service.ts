@@ -7,6 +7,7 @@ import { AppError } from 'src/common/errors/app-error';
 import { metrics } from 'src/common/metrics/metrics';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
+import { DEFAULT_POLICY_MODE } from 'src/modules/policy/policy-bundle';
 import type { Caller, PolicyDenial } from 'src/modules/policy/policy-bundle';
 import { ActivePolicy, PolicyService } from 'src/modules/policy/policy.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
@@ -170,7 +171,7 @@ export class ReceiptsService {
         policy_bundle_hash: gov.policy.hash,
         filters_applied: gov.denials,
         filters_skipped: this.policies.skipped(gov.policy, gov.caller),
-        mode: gov.policy.bundle?.mode ?? 'enforce',
+        mode: gov.policy.bundle?.mode ?? DEFAULT_POLICY_MODE,
       },
       output: contextOutput(record.text, record.tokenEstimate),
       region: this.config.region,

@@ -1,4 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
+import { POLICY_ACTIONS } from 'src/modules/policy/policy-bundle';
+import type { PolicyAction } from 'src/modules/policy/policy-bundle';
 import { ContextBundleDto } from './context.dto';
 
 /** The contract's composite score, part by part: the four add up to `score`. */
@@ -53,8 +55,8 @@ export class CandidateExplanationDto {
   @ApiProperty({ type: String, nullable: true })
   policy_rule_id: string | null;
   /** denied (left out, enforce mode) or would_deny (log_only mode: kept, reported). */
-  @ApiProperty({ enum: ['denied', 'would_deny'], nullable: true })
-  policy_action: 'denied' | 'would_deny' | null;
+  @ApiProperty({ enum: POLICY_ACTIONS, nullable: true })
+  policy_action: PolicyAction | null;
 }
 
 /** Token cost of one section of `assembled_context`. */

@@ -1,8 +1,10 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { IsOptional, IsString } from 'class-validator';
 import { Length, MaxLength } from 'src/common/http/text-length';
-import { POLICY_MODES, RECEIPTS_SETTINGS } from 'src/modules/policy/policy-bundle';
-import type { PolicyMode, ReceiptsSetting } from 'src/modules/policy/policy-bundle';
+import { RECEIPTS_SETTINGS } from 'src/config/config.schema';
+import type { ReceiptsSetting } from 'src/config/config.schema';
+import { POLICY_MODES } from 'src/modules/policy/policy-bundle';
+import type { PolicyMode } from 'src/modules/policy/policy-bundle';
 
 export class PolicyTenantQueryDto {
   /** The tenant whose bundle this is; without it, the single-tenant bundle. */

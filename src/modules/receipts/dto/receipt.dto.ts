@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsISO8601, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
+import { POLICY_ACTIONS, POLICY_MODES, SKIP_REASONS } from 'src/modules/policy/policy-bundle';
 
 export class ReceiptIdParamDto {
   @IsString()
@@ -83,13 +84,13 @@ export class PolicyFilterDto {
   rule_id: string;
   memory_id: string;
   labels: string[];
-  @ApiProperty({ enum: ['denied', 'would_deny'] })
+  @ApiProperty({ enum: POLICY_ACTIONS })
   action: string;
 }
 
 export class PolicySkipDto {
   rule_id: string;
-  @ApiProperty({ enum: ['caller_type_allowed'] })
+  @ApiProperty({ enum: SKIP_REASONS })
   reason: string;
 }
 
@@ -100,7 +101,7 @@ export class ReceiptPolicyDto {
   filters_applied: PolicyFilterDto[];
   @ApiProperty({ type: [PolicySkipDto] })
   filters_skipped: PolicySkipDto[];
-  @ApiProperty({ enum: ['log_only', 'enforce'] })
+  @ApiProperty({ enum: POLICY_MODES })
   mode: string;
 }
 
