@@ -7,7 +7,8 @@ import { ApiErrors, ErrorEnvelopeDto } from 'src/common/http/api-errors.decorato
 import { SpooledBody } from 'src/common/http/json-body';
 import type { BodyRequest } from 'src/common/http/json-body';
 import { AdminService } from './admin.service';
-import { ExportQueryDto, SubjectParamDto } from './dto/export.dto';
+import { SubjectParamDto } from 'src/modules/subjects/dto/subjects.dto';
+import { ExportQueryDto } from './dto/export.dto';
 import { ImportBodyDto, ImportResultDto } from './dto/import.dto';
 import { JobsPageDto, ListJobsQueryDto } from './dto/jobs.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';

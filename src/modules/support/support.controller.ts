@@ -4,7 +4,8 @@ import { ReqCtx } from 'src/common/context/ctx.decorator';
 import type { Ctx } from 'src/common/context/request-context';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
 import { HandoffPackDto, HandoffRequestDto } from './dto/handoff.dto';
-import { HealthResultDto, SubjectIdParamDto } from './dto/health.dto';
+import { SubjectParamDto } from 'src/modules/subjects/dto/subjects.dto';
+import { HealthResultDto } from './dto/health.dto';
 import { ListResolutionsQueryDto, ResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
 import { SlaQueryDto, SlaResultDto } from './dto/sla.dto';
 import { SupportService } from './support.service';
@@ -37,14 +38,14 @@ export class SupportController {
   /** Health score 0–100 with its factors; an unknown subject scores 100 (healthy, no factors). */
   @Get('subjects/:subject_id/health')
   @ApiOkResponse({ type: HealthResultDto })
-  health(@ReqCtx() ctx: Ctx, @Param() params: SubjectIdParamDto): Promise<HealthResultDto> {
+  health(@ReqCtx() ctx: Ctx, @Param() params: SubjectParamDto): Promise<HealthResultDto> {
     return this.support.health(ctx, params.subject_id);
   }
 
   /** First-response and resolution figures per session; an unknown subject has zero sessions. */
   @Get('subjects/:subject_id/sla')
   @ApiOkResponse({ type: SlaResultDto })
-  sla(@ReqCtx() ctx: Ctx, @Param() params: SubjectIdParamDto, @Query() query: SlaQueryDto): Promise<SlaResultDto> {
+  sla(@ReqCtx() ctx: Ctx, @Param() params: SubjectParamDto, @Query() query: SlaQueryDto): Promise<SlaResultDto> {
     return this.support.sla(ctx, params.subject_id, query);
   }
 

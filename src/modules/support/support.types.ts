@@ -8,7 +8,8 @@ export const RESOLUTION_STATUSES = ['open', 'resolved', 'unresolved'] as const;
 export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
 /** A session without a resolution record has status `unknown` (compat.md, "SLA"). */
-export type SessionStatus = ResolutionStatus | 'unknown';
+export const SESSION_STATUSES = [...RESOLUTION_STATUSES, 'unknown'] as const;
+export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 export const HEALTH_STATES = ['healthy', 'watch', 'at_risk'] as const;
 export type HealthState = (typeof HEALTH_STATES)[number];

@@ -5,7 +5,9 @@ import { Length } from 'src/common/http/text-length';
 import { EpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { MemoryDto } from 'src/modules/memories/dto/memory.dto';
 
+/** The `{subject_id}` of every route that names a subject in its path (subjects, support, admin export). */
 export class SubjectParamDto {
+  /** May contain `/`, sent URL-encoded as `%2F`. */
   @IsString()
   @Length(1, 256)
   subject_id: string;

@@ -1,15 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsString } from 'class-validator';
-import { Length } from 'src/common/http/text-length';
 import { HEALTH_SIGNALS, HEALTH_STATES } from 'src/modules/support/support.types';
 import type { HealthResult, HealthSignal, HealthState } from 'src/modules/support/support.types';
-
-export class SubjectIdParamDto {
-  /** May contain `/`, sent URL-encoded as `%2F`. */
-  @IsString()
-  @Length(1, 256)
-  subject_id: string;
-}
 
 export class HealthFactorDto {
   @ApiProperty({ enum: HEALTH_SIGNALS })

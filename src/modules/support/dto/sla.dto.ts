@@ -2,6 +2,7 @@ import { ApiProperty } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { IsNumber, IsOptional, Max, Min } from 'class-validator';
 import { DEFAULT_SLA_THRESHOLDS } from 'src/modules/support/sla';
+import { SESSION_STATUSES } from 'src/modules/support/support.types';
 import type { SessionStatus, SlaResult } from 'src/modules/support/support.types';
 
 /**
@@ -42,8 +43,6 @@ export class SlaQueryDto {
   @Max(MAX_SLA_THRESHOLD)
   resolution_threshold_hours?: number = DEFAULT_RESOLUTION_THRESHOLD_HOURS;
 }
-
-const SESSION_STATUSES = ['open', 'resolved', 'unresolved', 'unknown'];
 
 export class SlaSessionDto {
   session_id: string;
