@@ -14,7 +14,7 @@ import { otlpTracesUrl, tracingEnabled } from 'src/common/tracing/tracing';
 import { APP_CONFIG, loadConfig } from 'src/config/app-config';
 import { CompileJobsWorker } from 'src/modules/memories/compile-jobs.worker';
 import { WebhookDeliveryWorker } from 'src/modules/webhooks/webhook-delivery.worker';
-import { createTestApp, testEnv } from '../app-factory';
+import { ALL_TABLES, createTestApp, testEnv } from '../app-factory';
 
 const SECRET_WORDS = 'papaya-lighthouse-7731';
 
@@ -43,7 +43,9 @@ describe('OpenTelemetry tracing', () => {
     app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
     configureApp(app, config);
     await app.init();
-    await app.get(DataSource).query('TRUNCATE episodes, memories, compile_jobs, webhook_events, resolutions, health_cache');
+    // Every table, as createTestApp does: an API key left by an earlier file would turn this
+    // file's keyless requests into 401s (seen when jest ran the files in another order).
+    await app.get(DataSource).query(`TRUNCATE ${ALL_TABLES}`);
     exporter.reset();
   });
   afterAll(async () => {
