@@ -10,6 +10,8 @@ export interface RunningService {
   base: string;
   pid: number | null;
   engine: string;
+  /** The PostgreSQL database it runs on (null on PGlite), e.g. to find its backends. */
+  databaseUrl: string | null;
   coldStartMs: number;
   rssMb(): number | null;
   stop(): Promise<void>;
@@ -80,6 +82,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
     base,
     pid: child.pid ?? null,
     engine: opts.pgAdminUrl || opts.databaseUrl ? 'postgres' : 'pglite',
+    databaseUrl: env.SERVICE_DATABASE_URL ?? null,
     coldStartMs,
     rssMb: () => {
       try {

@@ -10,7 +10,9 @@
  * 1. single-episode ingest (POST /v1/episodes) at concurrency 1, 8 and 32 with group commit on
  *    (SERVICE_INGEST_GROUP_COMMIT=true) vs off, and batch ingest (100 per request) at 1 and 2;
  * 2. with SERVICE_WORKERS=1 vs 2: context (POST /v1/context, ~425 memories, budget 1,000) at
- *    concurrency 1 and 8, and single-episode ingest at 8 and 32;
+ *    concurrency 1 and 8, and single-episode ingest at 8 and 32; plus the CPU one context request
+ *    costs at concurrency 1 (service processes, database backends and this client, from /proc),
+ *    which bounds what concurrency can gain: cores × wall / CPU;
  * 3. (`--replica`, on by default) context at concurrency 8 served by the primary alone vs with a
  *    streaming replica (a private PostgreSQL cluster and its pg_basebackup standby, torn down).
  *
@@ -18,7 +20,8 @@
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { tmpdir } from 'node:os';
@@ -75,6 +78,47 @@ function pgbench(dbUrl: string, statement: string, clients: number, seconds: num
   return Number(tps[1]);
 }
 
+/** utime + stime of a process in ms (0 once it has gone), from /proc (Linux clock ticks of 10 ms). */
+function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}
+
+/** The service's processes (its primary and any workers) and its database's backends. */
+async function processesOf(svc: RunningService): Promise<{ service: number[]; database: number[] }> {
+  const children = spawnSync('pgrep', ['-P', String(svc.pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+  const c = new PgClient({ connectionString: svc.databaseUrl! });
+  await c.connect();
+  try {
+    const rows = (await c.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()')).rows;
+    return { service: [svc.pid!, ...children], database: rows.map((r) => r.pid) };
+  } finally {
+    await c.end();
+  }
+}
+
+/**
+ * CPU spent per request by the service, its database backends and this client while `run` makes
+ * `n` requests one at a time, and what that allows: with every core busy, concurrency can at most
+ * multiply the one-at-a-time rate by cores × wall / CPU (a request that keeps more than one core
+ * busy for its whole wall time leaves less than the cores' count to gain).
+ */
+async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<{ wallMs: number }>) {
+  const procs = await processesOf(svc);
+  const sum = (pids: number[]) => pids.reduce((t, pid) => t + cpuMs(pid), 0);
+  const s0 = sum(procs.service), d0 = sum(procs.database), c0 = process.cpuUsage();
+  const { wallMs } = await run();
+  const client = process.cpuUsage(c0);
+  const service = (sum(procs.service) - s0) / n, database = (sum(procs.database) - d0) / n, bench = (client.user + client.system) / 1000 / n;
+  const wall = wallMs / n;
+  const r = (x: number) => Math.round(x * 100) / 100;
+  return { service_ms: r(service), database_ms: r(database), client_ms: r(bench), wall_ms: r(wall), cores: availableParallelism(), ceiling: r((availableParallelism() * wall) / (service + database + bench)) };
+}
+
 /** A SQL string literal. */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -95,6 +139,7 @@ async function main(): Promise<void> {
   const ceiling: Record<string, number> = {};
   const shares: string[] = [];
   const groupSizes: Record<number, number> = {};
+  let contextCpu: Awaited<ReturnType<typeof cpuPerRequest>> | null = null;
   const services: RunningService[] = [];
   const start = async (env: Record<string, string>, databaseUrl?: string) => {
     const svc = await startService({ pgAdminUrl, databaseUrl, env });
@@ -170,7 +215,8 @@ async function main(): Promise<void> {
 
     // 2. Context with one worker vs two.
     log('context: starting two services (SERVICE_WORKERS=1, 2)');
-    const one = client((await start({ SERVICE_WORKERS: '1' })).base);
+    const oneSvc = await start({ SERVICE_WORKERS: '1' });
+    const one = client(oneSvc.base);
     const two = client((await start({ SERVICE_WORKERS: '2' })).base);
     const sid = 'bench-ctx';
     const eps = episodesFor(sid, 500, 99);
@@ -192,6 +238,13 @@ async function main(): Promise<void> {
         log(`context c${c} ${side}: p50 ${summary.p50} p99 ${summary.p99} ms, ${summary.throughput_per_s}/s`);
       }
     }
+    // What concurrency can gain at most on this machine, from the CPU one request costs.
+    const cpu = await cpuPerRequest(oneSvc, contextN, () => load(contextN, 1, (i) => one.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 })));
+    contextCpu = cpu;
+    log(
+      `context c1 CPU per request: service ${cpu.service_ms} ms, database ${cpu.database_ms} ms, client ${cpu.client_ms} ms, wall ${cpu.wall_ms} ms: ` +
+        `with ${cpu.cores} cores busy, concurrency can at most multiply the c1 rate by ${cpu.ceiling}`,
+    );
     const workerIngest = (name: string, api: Client) => ({
       name,
       run: (n: number, c: number, offset: number) => {
@@ -259,13 +312,17 @@ async function main(): Promise<void> {
 
   const lines = ['| comparison | side | concurrency | p50 ms | p95 ms | p99 ms | throughput/s |', '|---|---|---|---|---|---|---|'];
   for (const r of results) lines.push(`| ${r.comparison} | ${r.side} | ${r.concurrency} | ${r.summary.p50} | ${r.summary.p95} | ${r.summary.p99} | ${r.summary.throughput_per_s} |`);
+  if (contextCpu) {
+    const c = contextCpu;
+    lines.push('', `context c1, CPU per request (SERVICE_WORKERS=1): service ${c.service_ms} ms, database ${c.database_ms} ms, client ${c.client_ms} ms, wall ${c.wall_ms} ms; ceiling of c8/c1 on ${c.cores} cores: ${c.ceiling}×`);
+  }
   lines.push('', `mean requests per commit with group commit on: ${Object.entries(groupSizes).map(([c, m]) => `c${c} ${m}`).join(', ')}`);
   lines.push('', `pgbench ceiling (same row, same run): ${Object.entries(ceiling).map(([k, v]) => `${k} ${Math.round(v)}/s`).join(', ')}`, ...shares.map((l) => `- ${l}`));
   process.stdout.write(lines.join('\n') + '\n');
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'throughput-postgres.json');
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, ceiling, shares, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, ceiling, contextCpu, shares, results }, null, 2));
   log(`wrote ${file}`);
 }
 
