@@ -122,6 +122,7 @@ export class McpService {
     this.registerPipelineTools(server, tool);
     this.registerReadTools(server, tool);
     this.registerMemoryTools(server, tool);
+    this.registerSubjectTools(server, tool);
     this.registerSupportTools(server, tool);
     this.registerProfileResource(server, session);
     return server;
@@ -344,8 +345,8 @@ export class McpService {
     );
   }
 
-  /** Subjects, support and receipts: get_timeline, delete_subject, get_health, get_sla, create_handoff, get_receipt, record_resolution. */
-  private registerSupportTools(server: McpServer, tool: ToolRunner): void {
+  /** A subject as a whole: get_timeline, delete_subject. */
+  private registerSubjectTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'get_timeline',
       {
@@ -380,7 +381,10 @@ export class McpService {
       },
       tool('delete_subject', async (ctx, args) => ok(await this.subjects.delete(ctx, (await this.check(SubjectParamDto, args)).subject_id))),
     );
+  }
 
+  /** Support and receipts: get_health, get_sla, create_handoff, get_receipt, record_resolution. */
+  private registerSupportTools(server: McpServer, tool: ToolRunner): void {
     server.registerTool(
       'get_health',
       {
