@@ -66,7 +66,7 @@ describe('POST /v1/memories/compile (synchronous)', () => {
     expect(new Date(row.updated_at).getTime()).toBeGreaterThan(new Date(old.updated_at).getTime());
   });
 
-  type Mem = { id: string; kind: string; content: string; status: string; valid_to: string | null; valid_from: string; source_episode_ids: string[] };
+  type Mem = { id: string; kind: string; content: string; status: string; valid_to: string | null; valid_from: string; source_episode_ids: string[]; superseded_by?: string };
   const timelineMemories = async (subject: string): Promise<Mem[]> => (await request(t.http).get('/v1/timeline').query({ subject_id: subject }).expect(200)).body.memories;
 
   it('supersedes a fact and its episode summary when the same sentence is compiled again, keeping both in the timeline', async () => {
@@ -88,6 +88,9 @@ describe('POST /v1/memories/compile (synchronous)', () => {
       expect(older.id).toBe(first.body.memories.find((m: Mem) => m.kind === kind).id);
       expect(older).toMatchObject({ status: 'superseded', valid_to: newer.valid_from });
       expect(newer).toMatchObject({ status: 'active', valid_to: null });
+      // The wire record links a version to its successor; an active one has no such key.
+      expect(older.superseded_by).toBe(newer.id);
+      expect(newer).not.toHaveProperty('superseded_by');
     }
     const search = await request(t.http).get('/v1/memories/search').query({ subject_id: 'restate', q: 'tea' }).expect(200);
     expect(search.body.memories.every((m: Mem) => m.source_episode_ids[0] === secondEpisode)).toBe(true);

@@ -13,6 +13,7 @@ interface Memory {
   valid_to: string | null;
   source_episode_ids: string[];
   metadata: Record<string, unknown>;
+  superseded_by?: string;
 }
 
 describe('one memory at a time: remember, read, correct, forget', () => {
@@ -48,6 +49,8 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect(old).toMatchObject({ status: 'superseded', content: compiled.content, valid_to: restated.valid_from });
     const [{ superseded_by }] = await t.ds.query(`SELECT superseded_by FROM memories WHERE id = $1`, [compiled.id]);
     expect(superseded_by).toBe(restated.id);
+    expect(old.superseded_by).toBe(restated.id);
+    expect(restated).not.toHaveProperty('superseded_by');
     const facts = (await search('u-plan')).body.memories.filter((m: Memory) => m.kind === 'profile_fact');
     expect(facts.map((m: Memory) => m.content)).toEqual(['I am on the Team plan.']);
   });

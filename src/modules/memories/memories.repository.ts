@@ -98,7 +98,9 @@ const MEMORY_JSON = raw(
     `',"origin":' || to_json(x.origin)::text`,
     `',"created_at":' || ${isoJson('x.created_at')}`,
     `',"updated_at":' || ${isoJson('x.updated_at')}`,
-    `',"sensitivity_labels":' || coalesce(to_json(x.sensitivity_labels)::text, '[]') || '}'`,
+    `',"sensitivity_labels":' || coalesce(to_json(x.sensitivity_labels)::text, '[]')`,
+    // Only a superseded memory carries the key, as toMemoryDto writes it.
+    `coalesce(',"superseded_by":' || to_json(x.superseded_by)::text, '') || '}'`,
   ].join(' || '),
 );
 

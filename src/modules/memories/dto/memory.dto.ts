@@ -1,5 +1,5 @@
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
-import { ApiProperty } from '@nestjs/swagger';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { MEMORY_KINDS, MEMORY_ORIGINS, MEMORY_STATUSES } from 'src/compiler/memory-kinds';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 
@@ -48,6 +48,14 @@ export class MemoryDto {
   updated_at: Date;
   /** Labels a tenant's policy bundle can deny to some callers (docs/governance.md); may be empty. */
   sensitivity_labels: string[];
+  /**
+   * The memory that replaced this one (a compile's supersession, a correction, a restated
+   * memory), so a reader can walk a memory's versions. Present only on a superseded memory:
+   * records keep a fixed key set without nulls for the clients that parse them strictly
+   * (compat.md "Records"), and those clients only ever see this key where it holds an id.
+   */
+  @ApiPropertyOptional({ format: 'uuid' })
+  superseded_by?: string;
 }
 
 export function toMemoryDto(row: MemoryRow): MemoryDto {
@@ -67,5 +75,6 @@ export function toMemoryDto(row: MemoryRow): MemoryDto {
     created_at: row.created_at,
     updated_at: row.updated_at,
     sensitivity_labels: row.sensitivity_labels ?? [],
+    ...(row.superseded_by ? { superseded_by: row.superseded_by } : {}),
   };
 }
