@@ -17,14 +17,16 @@ import { ENTITIES } from 'src/db/entities';
 import { entityRow } from 'src/common/db/row-shape';
 import { operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import { AdminRepository } from 'src/modules/admin/admin.repository';
 import { ContextRepository, CandidateQuery } from 'src/modules/context/context.repository';
+import { EpisodesExportRepository } from 'src/modules/episodes/episodes-export.repository';
 import { EpisodesRepository } from 'src/modules/episodes/episodes.repository';
 import { CompileJobsRepository } from 'src/modules/memories/compile-jobs.repository';
 import { EmbeddingBackfillRepository } from 'src/modules/memories/embeddings/embedding-backfill.repository';
+import { MemoriesExportRepository } from 'src/modules/memories/memories-export.repository';
 import { MemoriesRepository } from 'src/modules/memories/memories.repository';
 import { PolicyBundleEntity } from 'src/modules/policy/policy-bundle.entity';
 import { PolicyRepository } from 'src/modules/policy/policy.repository';
+import { ReceiptsExportRepository } from 'src/modules/receipts/receipts-export.repository';
 import { ReceiptsRepository } from 'src/modules/receipts/receipts.repository';
 import { SnapshotsRepository } from 'src/modules/snapshots/snapshots.repository';
 import { SubjectsRepository } from 'src/modules/subjects/subjects.repository';
@@ -96,19 +98,27 @@ const candidateQuery = (o: Partial<CandidateQuery>): CandidateQuery => ({
 
 const job = { id: ID, attempts: 1 } as never;
 const memoryRow = { tenant_id: TENANT, id: ID, embedding: [0.1] } as never;
-const episodeRow = { tenant_id: TENANT, id: ID, payload_json: '{}' } as never;
-const receiptRow = { tenant_id: TENANT, id: 'r1', body_json: '{}' } as never;
-const cursor = { createdAt: '2026-01-01T00:00:00Z', key: '1' };
+const episodeRow = { tenant_id: TENANT, id: ID, payload: '{}', content_text: '' } as never;
+const receiptRow = { tenant_id: TENANT, id: 'r1', body: '{}' } as never;
+const AT_TEXT = '2026-01-01T00:00:00.000000+00:00';
 
-calls(new AdminRepository(), {
+calls(new EpisodesExportRepository(), {
   subjectTenants: [(r, em) => r.subjectTenants(em, operator, 's')],
-  episodePage: [(r, em) => r.episodePage(em, operator, 's', cursor, 10, 1000)],
-  memoryPage: [(r, em) => r.memoryPage(em, operator, 's', cursor, 10)],
-  receiptPage: [(r, em) => r.receiptPage(em, operator, 's', cursor, 10, 1000)],
-  insertReceipts: [(r, em) => r.insertReceipts(em, 's', [receiptRow])],
-  existingIds: [(r, em) => r.existingIds(em, everyTenant, [ID], [ID])],
-  insertEpisodes: [(r, em) => r.insertEpisodes(em, [episodeRow])],
-  insertMemories: [(r, em) => r.insertMemories(em, [memoryRow])],
+  exportPage: [(r, em) => r.exportPage(em, operator, 's', { createdAt: AT_TEXT, seq: '1' }, 10, 1000)],
+  existingIds: [(r, em) => r.existingIds(em, everyTenant, [ID])],
+  insertImported: [(r, em) => r.insertImported(em, [episodeRow])],
+});
+
+calls(new MemoriesExportRepository(), {
+  subjectTenants: [(r, em) => r.subjectTenants(em, operator, 's')],
+  exportPage: [(r, em) => r.exportPage(em, operator, 's', { createdAt: AT_TEXT, id: ID }, 10)],
+  existingIds: [(r, em) => r.existingIds(em, everyTenant, [ID])],
+  insertImported: [(r, em) => r.insertImported(em, [memoryRow])],
+});
+
+calls(new ReceiptsExportRepository(), {
+  exportPage: [(r, em) => r.exportPage(em, operator, 's', { id: 'r1', tenant: TENANT }, 10, 1000)],
+  insertImported: [(r, em) => r.insertImported(em, 's', [receiptRow])],
 });
 
 calls(new ContextRepository(), {
@@ -265,7 +275,8 @@ const OPERATOR_STATEMENTS = new Set([
   'EpisodesRepository.countNullTenant',
   'MemoriesRepository.countNullTenant',
   'ReceiptsRepository.countNullTenant',
-  'AdminRepository.existingIds',
+  'EpisodesExportRepository.existingIds',
+  'MemoriesExportRepository.existingIds',
   'CompileJobsRepository.claim',
   'CompileJobsRepository.complete',
   'CompileJobsRepository.fail',

@@ -72,3 +72,18 @@ export function keysetPageResult<T extends object>(rows: (T & KeysetPageExtras)[
   }
   return { rows, last, more };
 }
+
+/**
+ * Every row of a read made in keyset pages, page after page: each page starts after the previous
+ * page's last row (its `next` cursor). A page may stop short of its row limit at a byte budget,
+ * so only an empty page ends the read.
+ */
+export async function* keysetRows<R, C>(fetch: (after: C | null) => Promise<{ rows: R[]; next: C | null }>): AsyncGenerator<R> {
+  let after: C | null = null;
+  for (;;) {
+    const page = await fetch(after);
+    yield* page.rows;
+    if (page.rows.length === 0 || page.next === null) return;
+    after = page.next;
+  }
+}

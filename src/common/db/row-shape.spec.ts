@@ -1,4 +1,4 @@
-import { CHECK_ROWS, checkRows, COUNT, entityRow, rowOf } from './row-shape';
+import { asText, CHECK_ROWS, checkRows, COUNT, entityRow, rowOf } from './row-shape';
 
 class Thing {
   id: string;
@@ -36,5 +36,13 @@ describe('row shapes', () => {
     expect(scored.columns).toEqual(['id', 'name', 'score']);
     expect(() => checkRows([{ id: '1', name: 'a', score: 0.5 }], scored, 'things')).not.toThrow();
     expect(rowOf<{ a: number; b: string }>({ a: true, b: true }).columns).toEqual(['a', 'b']);
+  });
+
+  it('retype columns read as text and keep the shape\'s columns, refusing one it lacks', () => {
+    const text = asText(entityRow(Thing, ['id', 'created_at'] as const, ['embedding'] as const), ['created_at']);
+    const row: typeof text.row = { id: '1', created_at: '2026-01-01T00:00:00.000001+00:00' };
+    expect(text.columns).toEqual(['id', 'created_at']);
+    expect(() => checkRows([row], text, 'things')).not.toThrow();
+    expect(() => asText(shape, ['created_at' as never])).toThrow('asText: the shape has no column created_at');
   });
 });

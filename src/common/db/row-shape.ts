@@ -39,6 +39,21 @@ export function entityRow<E, K extends keyof E & string, O extends keyof E & str
   return new RowShape(columns, optional);
 }
 
+/** `T` with the columns `K` read as text: string, or string | null where the column may be NULL. */
+export type AsText<T, K extends keyof T> = Omit<T, K> & { [P in K]: null extends T[P] ? string | null : string };
+
+/**
+ * The shape with some of its columns selected as text (`col::text`, `to_char(…)`): for reads that
+ * must hand on exactly what is stored, which a parsed value would not (a jsonb number's spelling,
+ * a timestamp's microseconds that a Date drops) — the operator export. The row's columns are the
+ * shape's; only their types change. A column the shape lacks throws when the module loads.
+ */
+export function asText<T, K extends keyof T & string>(shape: RowShape<T>, columns: readonly K[]): RowShape<AsText<T, K>> {
+  const unknown = columns.filter((c) => !shape.columns.includes(c) && !shape.optional.includes(c));
+  if (unknown.length > 0) throw new Error(`asText: the shape has no column ${unknown.join(', ')}`);
+  return new RowShape<AsText<T, K>>(shape.columns, shape.optional);
+}
+
 /**
  * Whether returned rows are checked against their shape: under test (jest sets NODE_ENV=test) or
  * when DB_CHECK_ROWS=1; read once, so production pays one boolean test per statement.
@@ -63,3 +78,6 @@ export function checkRows(rows: readonly object[], shape: RowShape<unknown>, tab
 
 /** `SELECT count(*)::int AS n …`, the commonest computed row. */
 export const COUNT = rowOf<{ n: number }>({ n: true });
+
+/** A statement that answers no rows (an INSERT without RETURNING): a row it did answer fails the check. */
+export const NO_ROWS = rowOf<Record<never, never>>({});

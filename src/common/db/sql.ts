@@ -48,6 +48,17 @@ export function compile(fragment: SqlFragment): { text: string; values: unknown[
 }
 
 /**
+ * A timestamptz column as text in Python's `isoformat()` of a UTC datetime with microseconds
+ * (`2026-01-02T03:04:05.000006+00:00`): the operator export's form, exact where a JS Date keeps
+ * only milliseconds. `column` is our own SQL (an alias-qualified name), never input.
+ */
+export function isoformatUtc(column: string): SqlFragment {
+  return sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${ISOFORMAT_UTC})`;
+}
+
+const ISOFORMAT_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"';
+
+/**
  * `to_tsquery('english', words)` as a scalar subquery. Postgres evaluates it once, as an
  * InitPlan, and can still match it through the GIN index. A bare `to_tsquery('english', $n)` is
  * folded to a constant only in a custom plan: once a prepared statement switches to its generic

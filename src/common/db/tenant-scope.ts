@@ -126,3 +126,18 @@ export type AnyScope = TenantScope | OperatorScope;
 export function operatorScope(tenantFilter?: string): OperatorScope {
   return tenantFilter === undefined ? ALL_TENANTS : new OperatorScope(MINT, tenantFilter, false);
 }
+
+/**
+ * Rows that each keep their own tenant (an operator's import), grouped by it in first-seen
+ * order: each group is written through its own `TenantScope.ofStored`, so the data-access layer
+ * still stamps every tenant_id.
+ */
+export function byStoredTenant<T extends { tenant_id: string | null }>(rows: readonly T[]): Map<string | null, T[]> {
+  const groups = new Map<string | null, T[]>();
+  for (const row of rows) {
+    const group = groups.get(row.tenant_id);
+    if (group) group.push(row);
+    else groups.set(row.tenant_id, [row]);
+  }
+  return groups;
+}

@@ -4,13 +4,12 @@ import { CompileJobsModule } from 'src/modules/memories/compile-jobs.module';
 import { MemoriesModule } from 'src/modules/memories/memories.module';
 import { ReceiptsModule } from 'src/modules/receipts/receipts.module';
 import { AdminController } from './admin.controller';
-import { AdminRepository } from './admin.repository';
 import { AdminService } from './admin.service';
 
 @Module({
   imports: [CompileJobsModule, EpisodesModule, MemoriesModule, ReceiptsModule],
   controllers: [AdminController],
-  providers: [AdminService, AdminRepository],
+  providers: [AdminService],
   exports: [AdminService],
 })
 export class AdminModule {}

@@ -8,7 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { Inject, Injectable } from '@nestjs/common';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
 import { AppError } from 'src/common/errors/app-error';
@@ -16,17 +16,19 @@ import { ErrorCode } from 'src/common/errors/error-codes';
 import { EpisodesBulkService } from 'src/modules/episodes/episodes-bulk.service';
 import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
 import { MemoriesBulkService } from 'src/modules/memories/memories-bulk.service';
+import { SubjectLock } from 'src/modules/memories/subject-lock';
 import { ReceiptsBulkService } from 'src/modules/receipts/receipts-bulk.service';
-import { AdminRepository, PageCursor } from './admin.repository';
 import { JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
 import { ImportResultDto } from './dto/import.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';
 import {
-  type EpisodeRow,
   formatTimestampMicros,
   idConflictMessage,
-  type MemoryRow,
+  type ImportPlan,
   planImport,
+  toEpisodeItem,
+  toMemoryItem,
+  toReceiptItem,
   verifyDocument,
   writeExportDocument,
 } from './export-document';
@@ -51,8 +53,8 @@ export class AdminService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly ds: DataSource,
-    private readonly repo: AdminRepository,
     private readonly reads: ReadRouter,
+    private readonly subjectLock: SubjectLock,
     private readonly jobs: CompileJobsService,
     private readonly episodes: EpisodesBulkService,
     private readonly memories: MemoriesBulkService,
@@ -104,7 +106,8 @@ export class AdminService {
     try {
       await this.ds.transaction('REPEATABLE READ', async (em) => {
         await em.query('SET TRANSACTION READ ONLY');
-        const tenants = await this.repo.subjectTenants(em, scope, subjectId);
+        // Distinct tenants holding rows of the subject; two are enough to tell one from many.
+        const tenants = [...new Set([...(await this.episodes.subjectTenants(em, scope, subjectId)), ...(await this.memories.subjectTenants(em, scope, subjectId))])];
         if (tenants.length === 0) throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories.`);
         const header = {
           exported_at: formatTimestampMicros(BigInt(Date.now()) * 1000n),
@@ -112,9 +115,11 @@ export class AdminService {
           // The filter's tenant, else the one tenant all rows share (null when they are mixed).
           tenant_id: scope.tenantId ?? (tenants.length === 1 ? tenants[0] : null),
         };
-        const episodes = this.pages(counts, 'episodes', (after) => this.repo.episodePage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes));
-        const memories = this.pages(counts, 'memories', (after) => this.repo.memoryPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS));
-        const receipts = this.pages(counts, 'receipts', (after) => this.repo.receiptPage(em, scope, subjectId, after, EXPORT_PAGE_ROWS, this.config.readPageBytes));
+        // Each owning room reads its own rows, page by page, in this one snapshot.
+        const pageBytes = this.config.readPageBytes;
+        const episodes = counted(counts, 'episodes', this.episodes.exportRows(em, scope, subjectId, EXPORT_PAGE_ROWS, pageBytes), toEpisodeItem);
+        const memories = counted(counts, 'memories', this.memories.exportRows(em, scope, subjectId, EXPORT_PAGE_ROWS), toMemoryItem);
+        const receipts = counted(counts, 'receipts', this.receipts.exportRows(em, scope, subjectId, EXPORT_PAGE_ROWS, pageBytes), toReceiptItem);
         await pipeline(Readable.from(writeExportDocument(header, episodes, memories, receipts)), createWriteStream(file));
       });
       try {
@@ -130,8 +135,11 @@ export class AdminService {
 
   /**
    * Verifies a document parsed with `parseLossless` (version, checksum, shape), then writes it in
-   * one transaction. With preserve_ids the ids are checked inside that transaction; a concurrent
-   * import that takes an id first is reported the same way. Nothing is written on any rejection.
+   * one transaction, under the subject's compile lock in every tenant its rows land in (as the
+   * subject lifecycle and snapshot restore write), so an import never interleaves with a compile,
+   * memory write or deletion of that subject. With preserve_ids the ids are checked inside that
+   * transaction; a concurrent import that takes an id first is reported the same way. Nothing is
+   * written on any rejection.
    */
   async importDocument(scope: OperatorScope, document: unknown, options: ImportOptions): Promise<ImportResultDto> {
     const verified = verifyDocument(document);
@@ -142,14 +150,17 @@ export class AdminService {
     let receiptsImported = 0;
     try {
       await this.ds.transaction(async (em) => {
+        await this.subjectLock.lockEach(em, planTenants(plan), plan.subject_id);
         if (plan.ids_preserved) {
-          const taken = await this.repo.existingIds(em, scope, episodeIds, memoryIds);
+          const taken = { episodes: await this.episodes.existingIds(em, scope, episodeIds), memories: await this.memories.existingIds(em, scope, memoryIds) };
           if (taken.episodes.length > 0 || taken.memories.length > 0) {
             throw new AppError(ErrorCode.IdConflict, idConflictMessage(taken.episodes, taken.memories));
           }
         }
-        await this.insertRows(em, plan.episodes, plan.memories);
-        receiptsImported = await this.repo.insertReceipts(em, plan.subject_id, plan.receipts);
+        // Each owning room inserts its own rows: episodes, then the memories that cite them, then receipts.
+        await this.episodes.insertImported(em, plan.episodes);
+        await this.memories.insertImported(em, plan.subject_id, plan.memories);
+        receiptsImported = await this.receipts.insertImported(em, plan.subject_id, plan.receipts);
       });
     } catch (err) {
       if (plan.ids_preserved && (err as { code?: string }).code === '23505') {
@@ -167,29 +178,17 @@ export class AdminService {
       ids_preserved: plan.ids_preserved,
     };
   }
+}
 
-  /** Inserts planned rows as they are: ids, tenants, timestamps and compiled state included. */
-  private async insertRows(em: EntityManager, episodes: readonly EpisodeRow[], memories: readonly MemoryRow[]): Promise<void> {
-    await this.repo.insertEpisodes(em, episodes);
-    await this.repo.insertMemories(em, memories);
+/** A room's export rows as document items, counted as they go by. */
+async function* counted<R, T>(counts: ExportCounts, kind: keyof ExportCounts, rows: AsyncIterable<R>, toItem: (row: R) => T): AsyncGenerator<T> {
+  for await (const row of rows) {
+    counts[kind]++;
+    yield toItem(row);
   }
+}
 
-  /** Keyset pagination: each page starts after the previous page's last (created_at, key). */
-  private async *pages<T>(
-    counts: ExportCounts,
-    kind: keyof ExportCounts,
-    fetch: (after: PageCursor | null) => Promise<{ items: T[]; cursor: PageCursor | null }>,
-  ): AsyncGenerator<T> {
-    let after: PageCursor | null = null;
-    for (;;) {
-      const page = await fetch(after);
-      for (const item of page.items) {
-        counts[kind]++;
-        yield item;
-      }
-      // A page may stop short of EXPORT_PAGE_ROWS at its byte budget: only an empty one ends.
-      if (page.items.length === 0 || page.cursor === null) return;
-      after = page.cursor;
-    }
-  }
+/** Every tenant an import writes rows in: the subject's compile lock is taken in each. */
+function planTenants(plan: ImportPlan): (string | null)[] {
+  return [...plan.episodes, ...plan.memories, ...plan.receipts].map((r) => r.tenant_id);
 }

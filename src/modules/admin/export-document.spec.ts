@@ -207,9 +207,9 @@ describe('planImport', () => {
     expect(plan).toMatchObject({ subject_id: 'copy', tenant_id: 't2', ids_preserved: true });
     expect(plan.episodes[0]).toMatchObject({ id: EPISODE_ID, subject_id: 'copy', tenant_id: 't2' });
     // Number text survives into the jsonb column: 1.0 stays a float, 1e-07 keeps its value.
-    expect(plan.episodes[0].payload_json).toContain('"score": 1.0');
-    expect(plan.episodes[0].payload_json).toContain('"tiny": 1e-07');
-    expect(plan.memories[0]).toMatchObject({ id: MEMORY_ID, source_episode_ids: [EPISODE_ID], metadata_json: '{"k": 0.5}' });
+    expect(plan.episodes[0].payload).toContain('"score": 1.0');
+    expect(plan.episodes[0].payload).toContain('"tiny": 1e-07');
+    expect(plan.memories[0]).toMatchObject({ id: MEMORY_ID, source_episode_ids: [EPISODE_ID], metadata: '{"k": 0.5}' });
   });
 
   it('defaults to the document subject and each item tenant', () => {

@@ -6,9 +6,9 @@
  *
  * Decisions:
  * - Timestamps are strings end to end. Postgres keeps microseconds, a JS Date only
- *   milliseconds, so repositories select them with {@link TIMESTAMP_SQL_FORMAT}, which gives
- *   Python's `isoformat()` of a UTC datetime with microseconds. Imported timestamps are
- *   normalised to that form (one without an offset is read as UTC).
+ *   milliseconds, so the owning rooms' export reads select them as text (`isoformatUtc`,
+ *   src/common/db/sql.ts), Python's `isoformat()` of a UTC datetime with microseconds. Imported
+ *   timestamps are normalised to that form (one without an offset is read as UTC).
  * - Extra keys beyond the existing implementation's (episode `session_id`; memory
  *   `attribute_key`, `superseded_by`, `sensitivity_labels`) keep our own round trips lossless. They are written only
  *   when set, and a timestamp on a whole second is written without its fraction, as Python's
@@ -22,20 +22,23 @@
  *   with its own `receipts_checksum` (SHA-256 of `{"receipts": [...]}` in the same Python form)
  *   and `counts.receipts`, all three written only when the subject holds receipts: a subject
  *   without any exports the 0.6.1 document unchanged, and a document without them imports.
- * - Rows to insert carry jsonb columns as JSON text (`*_json`, cast with `::jsonb`) because
+ * - Rows are the owning rooms' export rows (`EpisodeExportRow`, `MemoryExportRow`,
+ *   `ReceiptExportRow`, beside each entity), read and written by those rooms through their bulk
+ *   services. They carry jsonb columns as JSON text both ways: read as text, an export holds
+ *   exactly what is stored (parsed here losslessly); to insert, it is cast with `::jsonb`, because
  *   parsed documents hold `LosslessNumber`s, which a driver's `JSON.stringify` would mangle.
  */
 import { createHash } from 'node:crypto';
 import { isLosslessNumber } from 'lossless-json';
 import { ErrorCode } from 'src/common/errors/error-codes';
 import { MEMORY_KINDS, MEMORY_STATUSES, type MemoryKind, type MemoryStatus } from 'src/compiler/memory-kinds';
+import type { EpisodeExportRow } from 'src/modules/episodes/episode.entity';
+import type { MemoryExportRow } from 'src/modules/memories/memory.entity';
 import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
-import { PyFloat, pythonJson, sha256Hex } from './python-json';
+import type { ReceiptExportRow } from 'src/modules/receipts/receipt.entity';
+import { parseLossless, PyFloat, pythonJson, sha256Hex } from './python-json';
 
 export const EXPORT_FORMAT_VERSION = '1.0';
-
-/** `to_char(ts AT TIME ZONE 'UTC', TIMESTAMP_SQL_FORMAT)` = Python `isoformat()` in UTC. */
-export const TIMESTAMP_SQL_FORMAT = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"';
 
 /** Free-form JSON (payload, metadata, provenance); after a lossless parse it holds LosslessNumbers. */
 export type JsonObject = Record<string, unknown>;
@@ -83,13 +86,6 @@ export interface ReceiptItem {
   receipt: JsonObject;
 }
 
-/** A receipt to insert: its id and its body as plain JSON text (numbers as JavaScript reads them). */
-export interface ReceiptRow {
-  id: string;
-  tenant_id: string | null;
-  body_json: string;
-}
-
 export interface ExportHeader {
   exported_at: string;
   subject_id: string;
@@ -106,27 +102,36 @@ export interface ExportDocument extends ExportHeader {
   receipts: ReceiptItem[];
 }
 
-export type EpisodeRow = Omit<EpisodeItem, 'payload' | 'metadata' | 'provenance'> & {
-  payload_json: string;
-  metadata_json: string;
-  provenance_json: string;
-};
-
-export type MemoryRow = Omit<MemoryItem, 'metadata'> & { metadata_json: string };
-
-export function toEpisodeRow(item: EpisodeItem): EpisodeRow {
+/** An episode to insert: the episodes room's export row, jsonb as Python-form JSON text. */
+export function toEpisodeRow(item: EpisodeItem): EpisodeExportRow {
   const { payload, metadata, provenance, ...rest } = item;
+  return { ...rest, payload: pythonJson(payload), metadata: pythonJson(metadata), provenance: pythonJson(provenance) };
+}
+
+/** A memory to insert: the memories room's export row, metadata as Python-form JSON text. */
+export function toMemoryRow(item: MemoryItem): MemoryExportRow {
+  const { metadata, ...rest } = item;
+  return { ...rest, metadata: pythonJson(metadata) };
+}
+
+/** An episode as the document holds it: the room's export row, its jsonb parsed losslessly. */
+export function toEpisodeItem(row: EpisodeExportRow): EpisodeItem {
   return {
-    ...rest,
-    payload_json: pythonJson(payload),
-    metadata_json: pythonJson(metadata),
-    provenance_json: pythonJson(provenance),
+    ...row,
+    payload: parseLossless(row.payload) as JsonObject,
+    metadata: parseLossless(row.metadata) as JsonObject,
+    provenance: parseLossless(row.provenance) as JsonObject,
   };
 }
 
-export function toMemoryRow(item: MemoryItem): MemoryRow {
-  const { metadata, ...rest } = item;
-  return { ...rest, metadata_json: pythonJson(metadata) };
+/** A memory as the document holds it: the room's export row, its metadata parsed losslessly. */
+export function toMemoryItem(row: MemoryExportRow): MemoryItem {
+  return { ...row, metadata: parseLossless(row.metadata) as JsonObject };
+}
+
+/** A receipt as the document holds it: the holding row's tenant and the stored body (signed text, plain JSON). */
+export function toReceiptItem(row: ReceiptExportRow): ReceiptItem {
+  return { tenant_id: row.tenant_id, receipt: JSON.parse(row.body) as JsonObject };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -535,9 +540,9 @@ export interface ImportPlan {
   subject_id: string;
   tenant_id: string | null;
   ids_preserved: boolean;
-  episodes: EpisodeRow[];
-  memories: MemoryRow[];
-  receipts: ReceiptRow[];
+  episodes: EpisodeExportRow[];
+  memories: MemoryExportRow[];
+  receipts: ReceiptExportRow[];
 }
 
 /**
@@ -574,7 +579,7 @@ export function planImport(doc: ExportDocument, options: ImportOptions): ImportP
     receipts: doc.receipts.map((r) => ({
       id: r.receipt.receipt_id as string,
       tenant_id: tenant(r.tenant_id),
-      body_json: JSON.stringify(r.receipt),
+      body: JSON.stringify(r.receipt),
     })),
   };
 }

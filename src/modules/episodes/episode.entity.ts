@@ -1,6 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
-import { entityRow } from 'src/common/db/row-shape';
+import { asText, entityRow } from 'src/common/db/row-shape';
 
 /**
  * Immutable interaction record, as migrations 0001, 0008 and 0010 made it. `content_text` is the
@@ -67,3 +67,19 @@ export type EpisodeWireRow = Omit<EpisodeRow, 'content_text'>;
 export const EPISODE_WIRE_COLUMNS = EPISODE_COLUMNS.filter((c): c is Exclude<(typeof EPISODE_COLUMNS)[number], 'content_text'> => c !== 'content_text');
 
 export const EPISODE_WIRE_ROW = entityRow(EpisodeEntity, EPISODE_WIRE_COLUMNS);
+
+/**
+ * The columns an operator export reads and an import writes back, in the export's order
+ * (EpisodesExportRepository): the stored episode less what the database derives (search text,
+ * insertion order) and the idempotency key, which stays with the tenant that used it.
+ */
+export const EPISODE_EXPORT_COLUMNS = [
+  'id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'created_at', 'last_compiled_at',
+] as const satisfies readonly (keyof EpisodeEntity)[];
+
+/**
+ * An episode as export reads it and import writes it: jsonb as its JSON text and timestamps as
+ * microsecond UTC text (`isoformatUtc`), so a document holds exactly what is stored.
+ */
+export const EPISODE_EXPORT_ROW = asText(entityRow(EpisodeEntity, EPISODE_EXPORT_COLUMNS), ['payload', 'metadata', 'provenance', 'created_at', 'last_compiled_at']);
+export type EpisodeExportRow = typeof EPISODE_EXPORT_ROW.row;

@@ -1,17 +1,24 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
+import { keysetRows } from 'src/common/db/keyset-page';
+import { type AnyScope, byStoredTenant, type OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
+import type { MemoryExportRow } from 'src/modules/memories/memory.entity';
+import { MemoriesExportRepository, MemoryExportCursor } from './memories-export.repository';
 import { MemoriesRepository } from './memories.repository';
+import { lockOrder } from './subject-lock';
 
 /**
  * Operator bulk work on memories that other rooms run inside their own transaction (snapshot
- * create and restore): the memories room keeps the SQL and takes its own lock. Needs nothing but
- * the repository, so the CLI builds it with `new`.
+ * create and restore, admin export and import): the memories room keeps the SQL and takes its own
+ * lock. Needs nothing but its repositories, so the CLI builds it with `new`.
  */
 @Injectable()
 export class MemoriesBulkService {
-  constructor(private readonly repo: MemoriesRepository) {}
+  constructor(
+    private readonly repo: MemoriesRepository,
+    private readonly exports: MemoriesExportRepository,
+  ) {}
 
   /** See MemoriesRepository.newestAgeMicros. */
   newestAgeMicros(em: EntityManager, scope: AnyScope, subjectId: string): Promise<string | null> {
@@ -31,5 +38,30 @@ export class MemoriesBulkService {
   /** Rows lacking a tenant_id (the operator's tenant audit, contract "Tenant isolation" rule 4). */
   countNullTenant(em: EntityManager, scope: OperatorScope): Promise<number> {
     return this.repo.countNullTenant(em, scope);
+  }
+
+  /** Distinct tenants holding memories of the subject, at most two (MemoriesExportRepository.subjectTenants). */
+  subjectTenants(em: EntityManager, scope: OperatorScope, subjectId: string): Promise<(string | null)[]> {
+    return this.exports.subjectTenants(em, scope, subjectId);
+  }
+
+  /** The subject's memories for an export, by (created_at, id), read in pages of at most `pageRows` within the caller's transaction. */
+  exportRows(em: EntityManager, scope: OperatorScope, subjectId: string, pageRows: number): AsyncGenerator<MemoryExportRow> {
+    return keysetRows((after: MemoryExportCursor | null) => this.exports.exportPage(em, scope, subjectId, after, pageRows));
+  }
+
+  /** Those of the given memory ids that already exist (an import that keeps ids checks them first). */
+  existingIds(em: EntityManager, scope: OperatorScope, ids: readonly string[]): Promise<string[]> {
+    return this.exports.existingIds(em, scope, ids);
+  }
+
+  /**
+   * Inserts imported memories of `subjectId` as given, each in its own tenant, under the compile
+   * lock of each (tenant, subject) they land in, taken in `lockOrder` so two imports cannot
+   * deadlock; a caller already holding them, as the import does, holds them twice until commit.
+   */
+  async insertImported(em: EntityManager, subjectId: string, rows: readonly MemoryExportRow[]): Promise<void> {
+    for (const tenantId of lockOrder(byStoredTenant(rows).keys())) await this.repo.lockSubject(em, TenantScope.ofStored(tenantId), subjectId);
+    await this.exports.insertImported(em, rows);
   }
 }

@@ -11,6 +11,7 @@ import { EmbeddingBackfillService } from './embeddings/embedding-backfill';
 import { EmbeddingBackfillRepository } from './embeddings/embedding-backfill.repository';
 import { MemoriesController } from './memories.controller';
 import { MemoriesRepository } from './memories.repository';
+import { MemoriesExportRepository } from './memories-export.repository';
 import { CompileJobSignal } from './compile-job-signal';
 import { CompileService } from './compile.service';
 import { MemoriesBulkService } from './memories-bulk.service';
@@ -32,6 +33,7 @@ import { SubjectLock } from './subject-lock';
     MemoryRecordsService,
     SubjectLock,
     MemoriesRepository,
+    MemoriesExportRepository,
     CompileJobsRepository,
     CompileJobsWorker,
     EmbeddingBackfillRepository,

@@ -1,7 +1,7 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import type { MemoryKind, MemoryOrigin, MemoryStatus } from 'src/compiler/memory-kinds';
 import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
-import { entityRow } from 'src/common/db/row-shape';
+import { asText, entityRow } from 'src/common/db/row-shape';
 
 /**
  * A compiled memory, as migrations 0001 to 0014 made it. `embedding` (real[]) is the source of
@@ -60,3 +60,17 @@ export const MEMORY_COLUMNS = [
 /** A memories row as the repository reads it (MEMORY_COLUMNS; the embedding only when asked for), checked under test. */
 export const MEMORY_ROW = entityRow(MemoryEntity, MEMORY_COLUMNS, ['embedding'] as const);
 export type MemoryRow = typeof MEMORY_ROW.row;
+
+/**
+ * The columns an operator export reads and an import writes back, in the export's order
+ * (MemoriesExportRepository): MEMORY_COLUMNS with the embedding, less the state the service
+ * derives again (needs_embedding, origin) and the idempotency key.
+ */
+export const MEMORY_EXPORT_COLUMNS = [
+  'id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids',
+  'metadata', 'status', 'embedding', 'attribute_key', 'superseded_by', 'created_at', 'updated_at', 'sensitivity_labels',
+] as const satisfies readonly (keyof MemoryEntity)[];
+
+/** A memory as export reads it and import writes it: metadata as JSON text, timestamps as microsecond UTC text. */
+export const MEMORY_EXPORT_ROW = asText(entityRow(MemoryEntity, MEMORY_EXPORT_COLUMNS), ['metadata', 'valid_from', 'valid_to', 'created_at', 'updated_at']);
+export type MemoryExportRow = typeof MEMORY_EXPORT_ROW.row;

@@ -1,5 +1,6 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { EXPRESSION_INDEX, ID, NOW, NULLABLE_ID } from 'src/db/column-types';
+import { entityRow } from 'src/common/db/row-shape';
 
 /**
  * One immutable context or handoff receipt held by a subject (migrations 0014, 0019, 0020): a
@@ -23,3 +24,10 @@ export class ReceiptEntity {
   @Column('text') body: string;
   @Column(NOW) created_at: Date;
 }
+
+/**
+ * A receipt as an operator export reads it and an import writes it: the id, the tenant holding
+ * the row, and the body as stored (the signed text; every other column is read from it again).
+ */
+export const RECEIPT_EXPORT_ROW = entityRow(ReceiptEntity, ['id', 'tenant_id', 'body'] as const);
+export type ReceiptExportRow = typeof RECEIPT_EXPORT_ROW.row;
