@@ -9,5 +9,8 @@ module.exports = {
   globalSetup: '<rootDir>/test/setup/global-setup.ts',
   globalTeardown: '<rootDir>/test/setup/global-teardown.ts',
   testTimeout: 60000,
+  // `*.postgres.e2e-spec.ts` proves what needs a second database session (PGlite serves one
+  // connection), so it runs on the PostgreSQL leg only rather than being skipped on PGlite.
+  testPathIgnorePatterns: ['/node_modules/', ...(process.env.TEST_ENGINE === 'pglite' ? ['\\.postgres\\.e2e-spec\\.ts$'] : [])],
 
 };
