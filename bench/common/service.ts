@@ -37,6 +37,8 @@ export interface StartOptions {
   /** An existing PostgreSQL database to use as it is (e.g. a private cluster's); wins over pgAdminUrl. */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Extra node flags after those of `start:prod`, e.g. `--cpu-prof` to profile the service. */
+  nodeFlags?: string[];
 }
 
 /**
@@ -73,7 +75,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
   }
   const main = resolve(__dirname, '..', '..', 'src', 'main.js');
   const started = process.hrtime.bigint();
-  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
+  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...(opts.nodeFlags ?? []), main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;
   // Generous: a cold PGlite start takes seconds alone and minutes on a loaded shared machine.
   await waitFor(`${base}/healthz`, 300000);
