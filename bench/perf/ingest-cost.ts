@@ -32,8 +32,6 @@ import { arg, startService } from '../common/service';
 import { summarise } from '../common/stats';
 import { episodesFor } from './data';
 
-const log = (s: string) => process.stderr.write(`[ingest-cost] ${s}\n`);
-
 /** Startup-phase request codes that are followed by another startup message, not by typed ones. */
 const SSL_REQUEST = 80877103;
 const GSSENC_REQUEST = 80877104;

@@ -1,4 +1,5 @@
-import { computeHealth, contentWords, healthStateForScore, healthTransitionEvent, repeatedIssues } from './health';
+import { computeHealth, contentWords, HealthTextIndex, healthStateForScore, healthTransitionEvent, repeatedIssues } from './health';
+import { prng } from '../../../test/support/prng';
 import { buildSessions } from './sessions';
 import type { HealthResult, ResolutionRecord, SupportEpisode } from './support.types';
 import { resolutionRecord } from '../../../test/fixtures/support-records';
@@ -207,6 +208,71 @@ describe('repeatedIssues and contentWords', () => {
   it('needs two shared content words', () => {
     const episodes = [episode('a', 'user', ago(2 * HOUR), 'refund'), episode('b', 'user', ago(HOUR), 'refund')];
     expect(repeatedIssues(buildSessions(episodes, []))).toEqual([]);
+  });
+});
+
+describe('HealthTextIndex (health read across recomputations)', () => {
+  const WORDS = ['csv', 'export', 'timeout', 'invoice', 'refund', 'password', 'reset', 'webhook', 'billing', 'login', 'urgent', 'outage', 'mobile', 'download'];
+  /** A subject's random history: sessions of customer and agent turns, some wording urgent or repeated. */
+  function history(seed: number, count: number): SupportEpisode[] {
+    const rnd = prng(seed);
+    const pick = () => WORDS[Math.floor(rnd() * WORDS.length)];
+    return Array.from({ length: count }, (_, i) =>
+      episode(`s${Math.floor(i / 3) % 17}`, rnd() < 0.6 ? 'user' : 'assistant', ago((count - i) * HOUR), `${pick()} ${pick()} ${pick()} ${rnd() < 0.1 ? 'production is down' : pick()}`),
+    );
+  }
+
+  it('gives the result of a fresh computation while the subject grows, is edited and loses episodes', () => {
+    const index = new HealthTextIndex();
+    let episodes: SupportEpisode[] = [];
+    const grown = history(7, 120);
+    for (let step = 0; step < 40; step++) {
+      episodes = grown.slice(0, 3 * (step + 1));
+      // An episode rewritten in place (same id, new text or source) must be read again, not answered from the index.
+      if (step % 5 === 4) episodes = episodes.map((e, i) => (i === step ? { ...e, text: `${e.text} urgent outage`, source: 'customer' } : e));
+      // Deleted episodes (a session removed) simply stop being asked for.
+      if (step % 7 === 6) episodes = episodes.filter((e) => e.session_id !== 's1');
+      const resolutions = step > 20 ? [resolution('s2', 'resolved', ago(2 * DAY))] : [];
+      const fresh = computeHealth('cust', episodes, resolutions, { now: NOW });
+      expect(computeHealth('cust', episodes, resolutions, { now: NOW, index })).toEqual(fresh);
+    }
+    expect(computeHealth('cust', episodes, [], { now: NOW, index }).factors.map((f) => f.signal)).toEqual(
+      expect.arrayContaining(['unresolved_issues', 'repeated_issues', 'escalations']),
+    );
+  });
+
+  it('stays within its bound and still answers exactly once episodes were dropped from it', () => {
+    const index = new HealthTextIndex(10);
+    const episodes = history(11, 60);
+    const fresh = computeHealth('cust', episodes, [], { now: NOW });
+    expect(computeHealth('cust', episodes, [], { now: NOW, index })).toEqual(fresh);
+    expect(computeHealth('cust', episodes, [], { now: NOW, index })).toEqual(fresh);
+    expect(index.size).toBe(10);
+  });
+
+  it('links the same sessions as comparing every pair of openings', () => {
+    let linked = 0;
+    for (let seed = 1; seed <= 20; seed++) {
+      const sessions = buildSessions(history(seed, 90), []);
+      const opening = (i: number) => contentWords(sessions[i].episodes.filter((e) => e.source === 'user').map((e) => e.text)[0] ?? '');
+      // Reference: the pairwise rule on every pair, components by repeated merging.
+      const label = sessions.map((_, i) => i);
+      for (let i = 0; i < sessions.length; i++) {
+        for (let j = i + 1; j < sessions.length; j++) {
+          const a = opening(i), b = opening(j);
+          const shared = [...a].filter((w) => b.has(w)).length;
+          if (shared >= 2 && shared / Math.min(a.size, b.size) >= 0.6) {
+            const from = label[j], to = label[i];
+            for (let k = 0; k < label.length; k++) if (label[k] === from) label[k] = to;
+          }
+        }
+      }
+      const expected = [...new Set(label)].map((l) => sessions.filter((_, i) => label[i] === l).map((s) => s.session_id)).filter((g) => g.length > 1);
+      const got = repeatedIssues(sessions).map((g) => g.map((s) => s.session_id));
+      expect(got.map((g) => [...g].sort()).sort()).toEqual(expected.map((g) => [...g].sort()).sort());
+      linked += got.length;
+    }
+    expect(linked).toBeGreaterThan(0);
   });
 });
 

@@ -35,7 +35,7 @@
  * State: healthy >= 70, watch 40–69, at_risk < 40 (contract).
  */
 import { isStopWord, splitWords, stem } from 'src/common/text/terms';
-import { buildSessions, customerMessages, isOpenStatus, speakerLines, type SupportSession } from './sessions';
+import { buildSessions, isOpenStatus, speakerLines, type SupportSession } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
 import type {
   HealthFactor,
@@ -108,6 +108,68 @@ export interface HealthOptions {
   now: Date;
   /** SLA thresholds for the breach signals; contract defaults when absent. */
   sla?: Partial<SlaThresholds>;
+  /** What earlier computations read from episode texts (a fresh one when absent: same result, more work). */
+  index?: HealthTextIndex;
+}
+
+/** What health reads from one episode's text. */
+interface EpisodeSignals {
+  source: string;
+  text: string;
+  /** Content words of the customer's lines joined by a space; null when the customer says nothing here. */
+  opening: ReadonlySet<string> | null;
+  /** URGENT_PATTERNS labels found in its customer and unattributed lines. */
+  urgent: readonly string[];
+}
+
+/** Episodes whose signals a HealthTextIndex keeps (least recently used dropped first). */
+const DEFAULT_INDEX_ENTRIES = 10_000;
+
+/**
+ * Health's reading of episode texts, kept between computations. Why: health is recomputed after
+ * every burst of ingestion into a subject (HealthRefresher) and on every read, and splitting
+ * speaker lines, stemming and matching urgent wording over all of a subject's episodes each time
+ * made the recomputation grow with every episode ingested. Episodes are written once, so their
+ * signals are read once per process; an entry is used only while the episode's id, source and
+ * text are exactly those it was read from, so a cached answer cannot differ from a fresh one.
+ * Bounded: at most `maxEntries` episodes (their text, cut to SUPPORT_TEXT_CHARS, is held for
+ * that comparison), least recently used dropped first.
+ */
+export class HealthTextIndex {
+  private readonly entries = new Map<string, EpisodeSignals>();
+
+  constructor(private readonly maxEntries = DEFAULT_INDEX_ENTRIES) {}
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  signals(episode: SupportEpisode): EpisodeSignals {
+    const hit = this.entries.get(episode.id);
+    if (hit !== undefined && hit.text === episode.text && hit.source === episode.source) {
+      // Map order is insertion order: re-inserting keeps the most recently used last.
+      this.entries.delete(episode.id);
+      this.entries.set(episode.id, hit);
+      return hit;
+    }
+    const lines = speakerLines(episode);
+    const customer = lines.filter((l) => l.speaker === 'customer');
+    const spoken = lines
+      .filter((l) => l.speaker !== 'agent')
+      .map((l) => l.text)
+      .join('\n')
+      .toLowerCase();
+    const signals: EpisodeSignals = {
+      source: episode.source,
+      text: episode.text,
+      opening: customer.length > 0 ? contentWords(customer.map((l) => l.text).join(' ')) : null,
+      urgent: URGENT_PATTERNS.filter(([, pattern]) => pattern.test(spoken)).map(([label]) => label),
+    };
+    this.entries.delete(episode.id);
+    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(episode.id, signals);
+    return signals;
+  }
 }
 
 export function computeHealth(
@@ -120,13 +182,14 @@ export function computeHealth(
   if (sessions.length === 0) return { subject_id: subjectId, score: 100, state: 'healthy', factors: [] };
 
   const now = options.now.getTime();
+  const index = options.index ?? new HealthTextIndex();
   const thresholds: SlaThresholds = { ...DEFAULT_SLA_THRESHOLDS, ...options.sla };
   const sla = new Map(
     computeSla(subjectId, episodes, resolutions, { ...thresholds, now: options.now }).sessions.map((s) => [s.session_id, s] as const),
   );
   const inWindow = sessions.filter((s) => isOpenStatus(s.status) || s.last_activity_at.getTime() >= now - HISTORY_WINDOW_DAYS * DAY_MS);
   const factors = [
-    ...issueFactors(sessions, inWindow, episodes, now),
+    ...issueFactors(sessions, inWindow, episodes, now, index),
     ...slaFactors(inWindow, (s) => sla.get(s.session_id), thresholds),
     ...resolutionFactors(sessions, inWindow, now),
   ];
@@ -136,7 +199,7 @@ export function computeHealth(
 }
 
 /** Open, idle, repeated and urgent issues (negative factors). */
-function issueFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number): HealthFactor[] {
+function issueFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number, index: HealthTextIndex): HealthFactor[] {
   const factors: HealthFactor[] = [];
   const open = sessions.filter((s) => isOpenStatus(s.status));
   if (open.length > 0) factors.push({ signal: 'unresolved_issues', impact: capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), detail: `${open.length} open session(s)` });
@@ -146,7 +209,7 @@ function issueFactors(sessions: readonly SupportSession[], inWindow: readonly Su
     factors.push({ signal: 'idle_open_issue', impact: capped(idle.length, IDLE_IMPACT, IDLE_CAP), detail: `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}` });
   }
 
-  const repeated = repeatedIssues(inWindow);
+  const repeated = repeatedIssues(inWindow, index);
   const repeats = repeated.reduce((sum, group) => sum + group.length - 1, 0);
   if (repeats > 0) {
     factors.push({
@@ -156,7 +219,7 @@ function issueFactors(sessions: readonly SupportSession[], inWindow: readonly Su
     });
   }
 
-  const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS);
+  const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS, index);
   if (urgent.count > 0) {
     factors.push({
       signal: 'escalations',
@@ -260,18 +323,35 @@ function ids(sessions: readonly SupportSession[]): string {
 /**
  * Groups (size >= 2) of sessions raising the same issue, each in session order, groups ordered
  * by their first session. Linking is transitive (union-find), so the result does not depend on
- * which pair is compared first.
+ * which pair is compared first. A session's opening is its first customer message (the first
+ * of its episodes where the customer speaks). Pairs are found through an index of the openings'
+ * words: only sessions sharing a word are ever compared, so a subject of many distinct issues
+ * does not cost every pair of sessions.
  */
-export function repeatedIssues(sessions: readonly SupportSession[]): SupportSession[][] {
+export function repeatedIssues(sessions: readonly SupportSession[], index: HealthTextIndex = new HealthTextIndex()): SupportSession[][] {
   const words = sessions.map((s) => {
-    const opening = customerMessages(s)[0];
-    return opening ? contentWords(opening.text) : new Set<string>();
+    for (const episode of s.episodes) {
+      const opening = index.signals(episode).opening;
+      if (opening !== null) return opening;
+    }
+    return EMPTY_WORDS;
   });
   const parent = sessions.map((_, i) => i);
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
-  for (let i = 0; i < sessions.length; i++) {
-    for (let j = i + 1; j < sessions.length; j++) {
-      if (sameIssue(words[i], words[j])) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
+  const sessionsWith = new Map<string, number[]>();
+  for (let j = 0; j < sessions.length; j++) {
+    // How many words session j shares with each earlier session.
+    const shared = new Map<number, number>();
+    for (const word of words[j]) {
+      const earlier = sessionsWith.get(word);
+      if (earlier === undefined) sessionsWith.set(word, [j]);
+      else {
+        for (const i of earlier) shared.set(i, (shared.get(i) ?? 0) + 1);
+        earlier.push(j);
+      }
+    }
+    for (const [i, count] of shared) {
+      if (sameIssue(count, words[i].size, words[j].size)) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
     }
   }
   const groups = new Map<number, SupportSession[]>();
@@ -282,9 +362,11 @@ export function repeatedIssues(sessions: readonly SupportSession[]): SupportSess
   return [...groups.values()].filter((g) => g.length > 1);
 }
 
-function sameIssue(a: ReadonlySet<string>, b: ReadonlySet<string>): boolean {
-  const shared = [...a].filter((w) => b.has(w)).length;
-  return shared >= REPEAT_MIN_SHARED_WORDS && shared / Math.min(a.size, b.size) >= REPEAT_MIN_OVERLAP;
+const EMPTY_WORDS: ReadonlySet<string> = new Set();
+
+/** Two openings with `shared` words in common (of `a` and `b` words) raise the same issue. */
+function sameIssue(shared: number, a: number, b: number): boolean {
+  return shared >= REPEAT_MIN_SHARED_WORDS && shared / Math.min(a, b) >= REPEAT_MIN_OVERLAP;
 }
 
 /** Stemmed content words of a message, by the service's one text analysis (src/common/text/terms.ts). */
@@ -298,17 +380,12 @@ export function contentWords(text: string): Set<string> {
 }
 
 /** Episodes since `fromMs` whose non-agent lines use urgent wording, and the labels found. */
-function urgentMessages(episodes: readonly SupportEpisode[], fromMs: number): { count: number; labels: string[] } {
+function urgentMessages(episodes: readonly SupportEpisode[], fromMs: number, index: HealthTextIndex): { count: number; labels: string[] } {
   const found = new Set<string>();
   let count = 0;
   for (const episode of episodes) {
     if (episode.created_at.getTime() < fromMs) continue;
-    const text = speakerLines(episode)
-      .filter((l) => l.speaker !== 'agent')
-      .map((l) => l.text)
-      .join('\n')
-      .toLowerCase();
-    const labels = URGENT_PATTERNS.filter(([, pattern]) => pattern.test(text)).map(([label]) => label);
+    const labels = index.signals(episode).urgent;
     if (labels.length === 0) continue;
     count++;
     labels.forEach((l) => found.add(l));

@@ -17,7 +17,7 @@ import { HealthResultDto, toHealthResultDto } from './dto/health.dto';
 import { DEFAULT_RESOLUTION_STATUS, ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
 import { DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES, DEFAULT_RESOLUTION_THRESHOLD_HOURS, SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
 import { buildHandoff } from './handoff';
-import { computeHealth, healthTransitionEvent } from './health';
+import { computeHealth, HealthTextIndex, healthTransitionEvent } from './health';
 import { HealthRefresher } from './health-refresher';
 import { buildSessions, isOpenStatus } from './sessions';
 import { computeSla } from './sla';
@@ -78,6 +78,9 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     (err) => this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed'),
     HEALTH_REFRESH_DELAY_MS,
   );
+
+  /** Health's reading of episode texts, kept across recomputations (see HealthTextIndex). */
+  private readonly healthText = new HealthTextIndex();
 
   constructor(
     private readonly ds: DataSource,
@@ -249,7 +252,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     for (let round = 1; ; round++) {
       const inputs = await this.loadInputs(em, scope, subjectId);
       const generatedAt = new Date();
-      const health = computeHealth(subjectId, inputs.episodes, inputs.resolutions, { now: generatedAt });
+      const health = computeHealth(subjectId, inputs.episodes, inputs.resolutions, { now: generatedAt, index: this.healthText });
       const entry = { subject_id: subjectId, state: health.state, score: health.score, factors: health.factors };
       if (cached === null) {
         if (!hasSessions(inputs)) return { health, inputs, generatedAt };
