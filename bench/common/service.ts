@@ -37,6 +37,8 @@ export interface StartOptions {
   /** An existing PostgreSQL database to use as it is (e.g. a private cluster's); wins over pgAdminUrl. */
   databaseUrl?: string;
   env?: Record<string, string>;
+  /** Another build's entry point (e.g. a baseline checkout's dist/src/main.js) instead of this one's. */
+  main?: string;
   /** Extra node flags after those of `start:prod`, e.g. `--cpu-prof` to profile the service. */
   nodeFlags?: string[];
 }
@@ -73,7 +75,7 @@ export async function startService(opts: StartOptions = {}): Promise<RunningServ
     env.SERVICE_DATA_DIR = dataDir;
     delete env.SERVICE_DATABASE_URL;
   }
-  const main = resolve(__dirname, '..', '..', 'src', 'main.js');
+  const main = opts.main ?? resolve(__dirname, '..', '..', 'src', 'main.js');
   const started = process.hrtime.bigint();
   const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), ...(opts.nodeFlags ?? []), main], { env, stdio: ['ignore', 'inherit', 'inherit'] });
   const base = `http://127.0.0.1:${port}`;

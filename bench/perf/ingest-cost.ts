@@ -1,7 +1,7 @@
 /**
  * Where a single-episode request's cost goes (issue 22): `npm run build && node
  * dist/bench/perf/ingest-cost.js [--requests 600] [--pg-admin-url URL] [--cpu-prof DIR]
- * [--group-commit true|false]`. PostgreSQL only.
+ * [--group-commit true|false] [--open] [--main path/to/dist/src/main.js]`. PostgreSQL only.
  *
  * Starts the built service (as `npm run start:prod` does) on a fresh database reached through a
  * small PostgreSQL wire-protocol proxy on a local port, then POSTs `--requests` episodes of one
@@ -17,6 +17,11 @@
  *   wall time, p50 and p99;
  * - the cost of one health recomputation at the subject's final size (GET health, which runs
  *   the same recomputation the ingestion triggers).
+ *
+ * The service runs with an API key and every request presents it, as a production deployment
+ * does; `--open` runs it without one (open access then reads the api_keys table on every request,
+ * by design: one more round trip). `--main` measures another build (e.g. a checkout of main) for
+ * a before/after comparison; run the two alternately (A B B A), the machine drifts.
  *
  * `--cpu-prof DIR` runs the service with `node --cpu-prof --cpu-prof-dir DIR`: the V8 profile is
  * written when it stops (open it in Chrome DevTools or speedscope). The machine is shared, so
@@ -150,6 +155,8 @@ async function main(): Promise<void> {
   const n = Number(arg('requests', '600'));
   const profDir = arg('cpu-prof');
   const groupCommit = arg('group-commit', 'true')!;
+  const open = process.argv.includes('--open');
+  const apiKey = 'ingest-cost-bench-key';
   const db = await createThrowawayDb(pgAdminUrl, 'memsvc_ingestcost');
   const real = new URL(db.url);
   const proxy = new CountingPgProxy({ host: real.hostname, port: Number(real.port || 5432) });
@@ -158,19 +165,20 @@ async function main(): Promise<void> {
   proxied.port = String(await proxy.listen());
   const svc = await startService({
     databaseUrl: proxied.toString(),
-    env: { SERVICE_INGEST_GROUP_COMMIT: groupCommit },
+    env: { SERVICE_INGEST_GROUP_COMMIT: groupCommit, ...(open ? {} : { SERVICE_API_KEY: apiKey }) },
+    main: arg('main'),
     nodeFlags: profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : [],
   });
   const lines: string[] = [];
   const out: Record<string, unknown>[] = [];
   try {
-    const api = client(svc.base);
+    const api = client(svc.base, open ? {} : { 'x-api-key': apiKey });
     const warm = episodesFor('ingest-cost-warm', 100, 1);
     await load(warm.length, 8, (i) => api.call('POST', '/v1/episodes', warm[i]));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const subject = 'ingest-cost';
     const eps = episodesFor(subject, 2 * n, 7);
-    lines.push(`single-episode ingest cost per request (PostgreSQL, group commit ${groupCommit}, ${n} requests per step, one subject growing to ${2 * n} episodes)`);
+    lines.push(`single-episode ingest cost per request (PostgreSQL, group commit ${groupCommit}, ${open ? 'open access' : 'API key'}, ${n} requests per step, one subject growing to ${2 * n} episodes)`);
     lines.push('conc  req/s    p50 ms  p99 ms  round trips  service CPU ms  database CPU ms');
     for (const [step, c] of [1, 8].entries()) {
       const pids = await backendPids(db.url);

@@ -106,6 +106,69 @@ describe('group commit of single-episode ingestion', () => {
   });
 });
 
+/**
+ * Without webhooks a group of keyless requests is one INSERT statement and is written without
+ * BEGIN/COMMIT (needsTransaction): it must stay all-or-nothing, so that a refused row still fails
+ * only its own request and nothing of its group is stored twice by the one-by-one retry.
+ */
+describe('group commit of single-statement groups (webhooks off)', () => {
+  let t: TestApp;
+  beforeAll(async () => {
+    t = await createTestApp();
+  }, 180_000);
+  afterAll(async () => {
+    await t.ds.query('DROP TRIGGER IF EXISTS poison_episode ON episodes');
+    await t.ds.query('DROP FUNCTION IF EXISTS poison_episode()');
+    await t.close();
+  });
+
+  it('groups keyless requests, each answered with its own stored episode', async () => {
+    const before = await groups();
+    const bodies = Array.from({ length: 16 }, (_, i) => episode(`one-${i % 4}`, `message ${i}`));
+    const responses = await concurrently(t, bodies);
+    expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
+    const after = await groups();
+    expect(after.count - before.count).toBeLessThan(16);
+    for (const [i, r] of responses.entries()) {
+      const [row] = await t.ds.query(`SELECT subject_id, payload FROM episodes WHERE id = $1`, [r.body.id]);
+      expect(row).toEqual({ subject_id: bodies[i].subject_id, payload: bodies[i].payload });
+    }
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM episodes WHERE subject_id LIKE 'one-%'`);
+    expect(n).toBe(16);
+  });
+
+  it('stores nothing of a refused single-statement group before the retry, and fails only the refused request', async () => {
+    await t.ds.query(`CREATE FUNCTION poison_episode() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'refused by test trigger'; END $$`);
+    await t.ds.query(`CREATE TRIGGER poison_episode BEFORE INSERT ON episodes FOR EACH ROW WHEN (NEW.subject_id = 'poison') EXECUTE FUNCTION poison_episode()`);
+    const alone = await request(t.http).post('/v1/episodes').send(episode('poison', 'alone'));
+    expect(alone.status).toBeGreaterThanOrEqual(400);
+    const before = await groups();
+    const bodies = Array.from({ length: 12 }, (_, i) => (i === 3 ? episode('poison', 'in a group') : episode('fine', `message ${i}`)));
+    const responses = await concurrently(t, bodies);
+    expect((await groups()).count - before.count).toBeLessThan(12);
+    expect(responses.map((r) => r.status)).toEqual(bodies.map((_, i) => (i === 3 ? alone.status : 201)));
+    expect(responses[3].body.error?.code ?? responses[3].body.code).toBe(alone.body.error?.code ?? alone.body.code);
+    // Exactly one row per accepted request: the failed group INSERT left none behind to duplicate.
+    const rows: { id: string }[] = await t.ds.query(`SELECT id FROM episodes WHERE subject_id = 'fine'`);
+    expect(rows.map((r) => r.id).sort()).toEqual(responses.filter((_, i) => i !== 3).map((r) => r.body.id as string).sort());
+    const [{ poisoned }] = await t.ds.query(`SELECT count(*)::int AS poisoned FROM episodes WHERE subject_id = 'poison'`);
+    expect(poisoned).toBe(0);
+  });
+
+  it('keeps idempotency keys per request in a group that mixes keyed and keyless requests', async () => {
+    const first = await request(t.http).post('/v1/episodes').send(episode('mixed', 'stored first', 'mixed-key')).expect(201);
+    const bodies = Array.from({ length: 10 }, (_, i) => episode('mixed', `message ${i}`, i % 3 === 0 ? 'mixed-key' : undefined));
+    const responses = await concurrently(t, bodies);
+    expect(responses.map((r) => r.status)).toEqual(bodies.map(() => 201));
+    responses.forEach((r, i) => {
+      if (i % 3 === 0) expect(r.body).toMatchObject({ id: first.body.id, payload: first.body.payload });
+      else expect(r.body.payload).toEqual(bodies[i].payload);
+    });
+    const [{ n }] = await t.ds.query(`SELECT count(*)::int AS n FROM episodes WHERE subject_id = 'mixed'`);
+    expect(n).toBe(1 + 6);
+  });
+});
+
 describe('single-episode ingestion with SERVICE_INGEST_GROUP_COMMIT=false', () => {
   let t: TestApp;
   beforeAll(async () => {

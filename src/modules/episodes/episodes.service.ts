@@ -20,6 +20,7 @@ import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodeText } from 'src/compiler/episode-text';
 import { EpisodesRepository } from './episodes.repository';
+import { needsTransaction } from './ingest-group';
 
 /**
  * Insert-then-lookup rounds for idempotency keys whose stored row vanished in between. A
@@ -83,9 +84,7 @@ export class EpisodesService {
         await this.webhooks.enqueueMany(em, scope, created.map((row) => ({ event: 'episode.created', data: { id: row.id, subject_id: row.subject_id } })));
       }
     };
-    // A group needs its transaction even without webhooks: its idempotency read-back must not
-    // fail after the INSERT committed, or the one-by-one retry would store keyless rows twice.
-    if (this.webhooks.enabled || items.length > 1) await this.ds.transaction(work);
+    if (needsTransaction(this.webhooks.enabled, items, byTenant.size)) await this.ds.transaction(work);
     else await work(this.ds.manager);
     for (const positions of byTenant.values()) {
       const scope = items[positions[0]].scope;
