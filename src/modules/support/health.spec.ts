@@ -235,6 +235,10 @@ describe('HealthTextIndex (health read across recomputations)', () => {
       const resolutions = step > 20 ? [resolution('s2', 'resolved', ago(2 * DAY))] : [];
       const fresh = computeHealth('cust', episodes, resolutions, { now: NOW });
       expect(computeHealth('cust', episodes, resolutions, { now: NOW, index })).toEqual(fresh);
+      // The session links kept for the subject, extended step by step, give the groups of a fresh comparison.
+      const sessions = buildSessions(episodes, resolutions);
+      const ids = (groups: { session_id: string }[][]) => groups.map((g) => g.map((x) => x.session_id));
+      expect(ids(repeatedIssues(sessions, index, 'links'))).toEqual(ids(repeatedIssues(sessions)));
     }
     expect(computeHealth('cust', episodes, [], { now: NOW, index }).factors.map((f) => f.signal)).toEqual(
       expect.arrayContaining(['unresolved_issues', 'repeated_issues', 'escalations']),

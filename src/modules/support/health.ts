@@ -124,6 +124,8 @@ interface EpisodeSignals {
 
 /** Episodes whose signals a HealthTextIndex keeps (least recently used dropped first). */
 const DEFAULT_INDEX_ENTRIES = 10_000;
+/** Subjects whose session links a HealthTextIndex keeps (least recently computed dropped first). */
+const DEFAULT_LINKED_SUBJECTS = 256;
 
 /**
  * Health's reading of episode texts, kept between computations. Why: health is recomputed after
@@ -133,12 +135,37 @@ const DEFAULT_INDEX_ENTRIES = 10_000;
  * signals are read once per process; an entry is used only while the episode's id, source and
  * text are exactly those it was read from, so a cached answer cannot differ from a fresh one.
  * Bounded: at most `maxEntries` episodes (their text, cut to SUPPORT_TEXT_CHARS, is held for
- * that comparison), least recently used dropped first.
+ * that comparison), least recently used dropped first. It also keeps, for `maxSubjects`
+ * subjects, which sessions were found to raise the same issue (takeLinks), so a recomputation
+ * after new episodes compares only the new sessions' openings with the others.
  */
 export class HealthTextIndex {
   private readonly entries = new Map<string, EpisodeSignals>();
+  private readonly links = new Map<string, SessionLinks>();
 
-  constructor(private readonly maxEntries = DEFAULT_INDEX_ENTRIES) {}
+  constructor(
+    private readonly maxEntries = DEFAULT_INDEX_ENTRIES,
+    private readonly maxSubjects = DEFAULT_LINKED_SUBJECTS,
+  ) {}
+
+  /**
+   * The session links of the subject's last computation when its sessions are a prefix of these
+   * (same session ids, openings read from the same episode texts: identical sets), to be
+   * extended with the rest; otherwise none. Any other change (a session left the history window,
+   * an opening changed, another tenant's subject of the same id) starts over, so the groups are
+   * always those of comparing every pair. Taken out until `keepLinks` puts the extended one back.
+   */
+  takeLinks(subjectId: string, ids: readonly string[], words: readonly ReadonlySet<string>[]): SessionLinks {
+    const kept = this.links.get(subjectId);
+    this.links.delete(subjectId);
+    if (kept !== undefined && kept.ids.length <= ids.length && kept.ids.every((id, i) => id === ids[i] && kept.words[i] === words[i])) return kept;
+    return emptyLinks();
+  }
+
+  keepLinks(subjectId: string, links: SessionLinks): void {
+    if (this.links.size >= this.maxSubjects) this.links.delete(this.links.keys().next().value as string);
+    this.links.set(subjectId, links);
+  }
 
   get size(): number {
     return this.entries.size;
@@ -189,7 +216,7 @@ export function computeHealth(
   );
   const inWindow = sessions.filter((s) => isOpenStatus(s.status) || s.last_activity_at.getTime() >= now - HISTORY_WINDOW_DAYS * DAY_MS);
   const factors = [
-    ...issueFactors(sessions, inWindow, episodes, now, index),
+    ...issueFactors(subjectId, sessions, inWindow, episodes, now, index),
     ...slaFactors(inWindow, (s) => sla.get(s.session_id), thresholds),
     ...resolutionFactors(sessions, inWindow, now),
   ];
@@ -199,7 +226,7 @@ export function computeHealth(
 }
 
 /** Open, idle, repeated and urgent issues (negative factors). */
-function issueFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number, index: HealthTextIndex): HealthFactor[] {
+function issueFactors(subjectId: string, sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number, index: HealthTextIndex): HealthFactor[] {
   const factors: HealthFactor[] = [];
   const open = sessions.filter((s) => isOpenStatus(s.status));
   if (open.length > 0) factors.push({ signal: 'unresolved_issues', impact: capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), detail: `${open.length} open session(s)` });
@@ -209,7 +236,7 @@ function issueFactors(sessions: readonly SupportSession[], inWindow: readonly Su
     factors.push({ signal: 'idle_open_issue', impact: capped(idle.length, IDLE_IMPACT, IDLE_CAP), detail: `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}` });
   }
 
-  const repeated = repeatedIssues(inWindow, index);
+  const repeated = repeatedIssues(inWindow, index, subjectId);
   const repeats = repeated.reduce((sum, group) => sum + group.length - 1, 0);
   if (repeats > 0) {
     factors.push({
@@ -328,7 +355,8 @@ function ids(sessions: readonly SupportSession[]): string {
  * words: only sessions sharing a word are ever compared, so a subject of many distinct issues
  * does not cost every pair of sessions.
  */
-export function repeatedIssues(sessions: readonly SupportSession[], index: HealthTextIndex = new HealthTextIndex()): SupportSession[][] {
+export function repeatedIssues(sessions: readonly SupportSession[], index: HealthTextIndex = new HealthTextIndex(), subjectId?: string): SupportSession[][] {
+  const ids = sessions.map((s) => s.session_id);
   const words = sessions.map((s) => {
     for (const episode of s.episodes) {
       const opening = index.signals(episode).opening;
@@ -336,10 +364,13 @@ export function repeatedIssues(sessions: readonly SupportSession[], index: Healt
     }
     return EMPTY_WORDS;
   });
-  const parent = sessions.map((_, i) => i);
+  const links = subjectId === undefined ? emptyLinks() : index.takeLinks(subjectId, ids, words);
+  const { parent, sessionsWith } = links;
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
-  const sessionsWith = new Map<string, number[]>();
-  for (let j = 0; j < sessions.length; j++) {
+  for (let j = links.ids.length; j < sessions.length; j++) {
+    links.ids.push(ids[j]);
+    links.words.push(words[j]);
+    parent.push(j);
     // How many words session j shares with each earlier session.
     const shared = new Map<number, number>();
     for (const word of words[j]) {
@@ -354,12 +385,32 @@ export function repeatedIssues(sessions: readonly SupportSession[], index: Healt
       if (sameIssue(count, words[i].size, words[j].size)) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
     }
   }
+  if (subjectId !== undefined) index.keepLinks(subjectId, links);
   const groups = new Map<number, SupportSession[]>();
   sessions.forEach((s, i) => {
     const r = root(i);
-    groups.set(r, [...(groups.get(r) ?? []), s]);
+    const group = groups.get(r);
+    if (group === undefined) groups.set(r, [s]);
+    else group.push(s);
   });
   return [...groups.values()].filter((g) => g.length > 1);
+}
+
+/**
+ * Which sessions raise the same issue, as far as the first `ids.length` sessions go: their ids
+ * and opening words (the very sets HealthTextIndex.signals returned), the union-find over them
+ * and the index of their words. Kept per subject so a recomputation compares only the sessions
+ * added since the last one with the others.
+ */
+interface SessionLinks {
+  ids: string[];
+  words: ReadonlySet<string>[];
+  parent: number[];
+  sessionsWith: Map<string, number[]>;
+}
+
+function emptyLinks(): SessionLinks {
+  return { ids: [], words: [], parent: [], sessionsWith: new Map() };
 }
 
 const EMPTY_WORDS: ReadonlySet<string> = new Set();
