@@ -8,7 +8,7 @@
  *
  * Each submission settles only after its group's `write` has returned (committed). When a
  * group fails, its members are written again one by one, so a bad row fails only its own
- * request: `write` must be all-or-nothing (one transaction) for that retry to be safe. A failure
+ * request: `write` must be all-or-nothing (one transaction, or one statement) for that retry to be safe. A failure
  * that `retryAlone` refuses (one whose outcome is unknown, e.g. the connection broke during
  * COMMIT: the group may have committed) fails every member with it instead: a retry could
  * store a second copy of rows without an idempotency key.

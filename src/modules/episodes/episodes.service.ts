@@ -61,8 +61,9 @@ export class EpisodesService {
 
   /**
    * POST /v1/episodes. Concurrent single-episode requests are group-committed (see
-   * GroupCommit): one transaction and one multi-row INSERT for what arrived while the previous
-   * group was committing, each request answered after that commit. One event row per episode
+   * GroupCommit): one multi-row INSERT for what arrived while the previous group was
+   * committing (in a transaction unless it is the only statement: needsTransaction), each
+   * request answered after that commit. One event row per episode
    * created, idempotency keys and errors per request, exactly as when each ran alone.
    */
   async create(ctx: Ctx, dto: CreateEpisodeDto): Promise<EpisodeDto> {
@@ -71,7 +72,7 @@ export class EpisodesService {
 
   private readonly singles: GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>;
 
-  /** One group of single-episode requests: one transaction, one INSERT per tenant in the group (usually one). */
+  /** One group of single-episode requests: one INSERT per tenant in the group (usually one), in one transaction unless that is the only statement (needsTransaction). */
   private async writeSingles(items: { scope: TenantScope; dto: CreateEpisodeDto }[]): Promise<EpisodeRow[]> {
     const byTenant = new Map<string | null, number[]>();
     items.forEach((item, i) => byTenant.set(item.scope.tenantId, [...(byTenant.get(item.scope.tenantId) ?? []), i]));
