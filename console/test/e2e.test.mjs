@@ -11,6 +11,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { vector } from '@electric-sql/pglite-pgvector';
 import { chromium } from 'playwright-core';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -58,16 +60,28 @@ describe('console in Chromium (embedded engine)', () => {
     return json;
   };
 
-  before(async () => {
-    const port = await freePort();
-    base = `http://127.0.0.1:${port}`;
-    dataDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
-    const env = { ...process.env, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, SERVICE_API_KEY: KEY, SERVICE_RECEIPT_SIGNING_KEYS: 'console-e2e=0123456789abcdef0123', SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '1' };
-    delete env.SERVICE_DATABASE_URL;
+  let env;
+  const startService = async () => {
     service = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     service.stdout.on('data', (c) => (log += c));
     service.stderr.on('data', (c) => (log += c));
     await waitHealthy(base, service);
+  };
+  const stopService = async () => {
+    if (service && service.exitCode === null) {
+      const exited = new Promise((r) => service.once('exit', r));
+      service.kill('SIGTERM');
+      await exited;
+    }
+  };
+
+  before(async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    dataDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
+    env = { ...process.env, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, SERVICE_API_KEY: KEY, SERVICE_RECEIPT_SIGNING_KEYS: 'console-e2e=0123456789abcdef0123', SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '1' };
+    delete env.SERVICE_DATABASE_URL;
+    await startService();
     await api('POST', '/v1/episodes/batch', {
       episodes: [
         { subject_id: SUBJECT, source: 'chat', type: 'conversation', session_id: 'ticket-1', payload: { messages: [{ role: 'user', content: 'My name is Juno Marsh and I prefer email.' }] } },
@@ -78,6 +92,17 @@ describe('console in Chromium (embedded engine)', () => {
     await api('POST', '/v1/memories', { subject_id: SUBJECT, kind: 'profile_fact', content: 'My phone number is 555-0100.' });
     await api('POST', '/v1/episodes', { subject_id: 'other-subject', source: 'chat', type: 'note', payload: { text: 'A second subject.' } });
     await api('POST', '/v1/memories/compile', { subject_id: 'other-subject', async: true });
+    // A failed compile job for the operator page's Requeue: the heuristic compiler does not fail,
+    // so one is written while the service is stopped (the embedded engine is one process's files),
+    // as a worker leaves a job whose compile threw.
+    await stopService();
+    const db = await PGlite.create({ dataDir: join(dataDir, 'pglite'), extensions: { vector } });
+    await db.query(
+      `INSERT INTO compile_jobs (subject_id, status, error, attempts, started_at, completed_at)
+       VALUES ('failing-subject', 'failed', 'Compile failed: the model server was unreachable', 1, now(), now())`,
+    );
+    await db.close();
+    await startService();
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium', headless: true, args: CHROMIUM_ARGS });
     page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
@@ -85,11 +110,7 @@ describe('console in Chromium (embedded engine)', () => {
 
   after(async () => {
     await browser?.close();
-    if (service && service.exitCode === null) {
-      const exited = new Promise((r) => service.once('exit', r));
-      service.kill('SIGTERM');
-      await exited;
-    }
+    await stopService();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -181,6 +202,29 @@ describe('console in Chromium (embedded engine)', () => {
     await page.getByRole('link', { name: 'Operator' }).click();
     const jobs = page.getByRole('region', { name: 'Compile jobs' });
     await jobs.locator('tr', { hasText: 'other-subject' }).waitFor();
+    // Failed jobs with their error, and Requeue puts one back in the queue.
+    await jobs.getByLabel('Status').selectOption('failed');
+    const failed = jobs.locator('tr', { hasText: 'failing-subject' });
+    await failed.waitFor();
+    assert.match(await failed.innerText(), /model server was unreachable/);
+    assert.equal(await jobs.locator('tr[data-status="completed"]').count(), 0);
+    const jobId = await failed.getAttribute('data-job-id');
+    const answered = page.waitForResponse((r) => r.url().endsWith(`/admin/jobs/${jobId}/requeue`));
+    await failed.getByRole('button', { name: `Requeue job ${jobId}` }).click();
+    assert.equal((await answered).status(), 200);
+    await jobs.getByTestId('job-requeued').waitFor();
+    assert.match(await jobs.getByTestId('job-requeued').innerText(), /is pending again/);
+    assert.equal(await jobs.locator(`tr[data-job-id="${jobId}"]`).getAttribute('data-status'), 'pending');
+    assert.equal(await jobs.getByRole('button', { name: `Requeue job ${jobId}` }).count(), 0);
+    // The worker takes it (the subject has nothing new to compile, so it completes with none).
+    for (let i = 0; i < 60; i++) {
+      const { jobs: listed } = await api('GET', `/admin/jobs?status=completed&subject_id=failing-subject`);
+      if (listed.some((j) => j.job_id === jobId)) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await jobs.getByLabel('Status').selectOption('completed');
+    await jobs.locator(`tr[data-job-id="${jobId}"]`).waitFor();
+    await jobs.getByLabel('Status').selectOption('');
     await page.getByTestId('dead-letters').waitFor();
     const policy = page.getByRole('region', { name: 'Policy bundle' });
     await policy.getByLabel('YAML').fill('version: 1\nmode: enforce\nrules:\n  - id: r1\n    deny_label: [health]\n');

@@ -203,6 +203,7 @@ calls(new CompileJobsRepository(), {
   renewLease: [(r, em) => r.renewLease(em, everyTenant, job)],
   resetOrphaned: [(r, em) => r.resetOrphaned(em, everyTenant, 1, 1, 3)],
   requeueFailed: [(r, em) => r.requeueFailed(em, everyTenant, [ID])],
+  findStatus: [(r, em) => r.findStatus(em, operator, ID)],
   deleteFinished: [(r, em) => r.deleteFinished(em, everyTenant, 1)],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
   countsByStatus: [(r, em) => r.countsByStatus(em, everyTenant)],

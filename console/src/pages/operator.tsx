@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, withQuery } from '../api.js';
 import type { Session } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
+import { JobsTable } from '../components/jobs-table.js';
+import type { Job } from '../components/jobs-table.js';
 import { formatTime } from '../components/timeline-row.js';
 
 /**
@@ -19,16 +21,6 @@ export function OperatorPage({ session }: { session: Session }) {
       <Policy session={session} />
     </main>
   );
-}
-
-interface Job {
-  job_id: string;
-  subject_id: string;
-  tenant_id: string | null;
-  status: string;
-  memories_created: number | null;
-  error: string | null;
-  created_at: string;
 }
 
 const JOB_STATUSES = ['', 'pending', 'running', 'completed', 'failed'];
@@ -54,6 +46,27 @@ function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | null; er
 function Jobs({ session }: { session: Session }) {
   const [status, setStatus] = useState('');
   const { data, error } = useLoad(() => call<{ jobs: Job[] }>(session, 'GET', withQuery('/admin/jobs', { status, tenant_id: session.tenant, limit: 50 })), [session, status]);
+  // Jobs as the requeue answered them, shown in place of the listed row (no reload: the list keeps its order).
+  const [requeued, setRequeued] = useState<Record<string, Job>>({});
+  const [busy, setBusy] = useState<string | null>(null);
+  const [actionError, setActionError] = useState<unknown>(null);
+  const [done, setDone] = useState<Job | null>(null);
+  async function requeue(job: Job) {
+    setBusy(job.job_id);
+    setActionError(null);
+    setDone(null);
+    try {
+      const path = withQuery(`/admin/jobs/${encodeURIComponent(job.job_id)}/requeue`, { tenant_id: session.tenant });
+      const now = await call<Job>(session, 'POST', path);
+      setRequeued((r) => ({ ...r, [now.job_id]: now }));
+      setDone(now);
+    } catch (e) {
+      setActionError(e);
+    } finally {
+      setBusy(null);
+    }
+  }
+  const jobs = data ? data.jobs.map((j) => requeued[j.job_id] ?? j) : [];
   return (
     <section aria-label="Compile jobs">
       <h2>Compile jobs</h2>
@@ -69,35 +82,14 @@ function Jobs({ session }: { session: Session }) {
       </label>
       {error ? <ErrorView error={error} /> : null}
       {!data && !error ? <Loading what="jobs" /> : null}
-      {data && data.jobs.length === 0 ? <Empty>No compile job{status ? ` is ${status}` : ''}. Failed jobs are put back with the `jobs requeue-failed` command.</Empty> : null}
-      {data && data.jobs.length > 0 ? (
-        <div class="scores-wrap">
-          <table class="grid">
-            <thead>
-              <tr>
-                <th scope="col">Created</th>
-                <th scope="col">Subject</th>
-                <th scope="col">Tenant</th>
-                <th scope="col">Status</th>
-                <th scope="col" class="num">Memories</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {data.jobs.map((j) => (
-                <tr key={j.job_id} data-status={j.status}>
-                  <td>{formatTime(j.created_at)}</td>
-                  <td>{j.subject_id}</td>
-                  <td>{j.tenant_id ?? '—'}</td>
-                  <td>{j.status}</td>
-                  <td class="num">{j.memories_created ?? '—'}</td>
-                  <td>{j.error ?? ''}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {data && data.jobs.length === 0 ? <Empty>No compile job{status ? ` is ${status}` : ''}.</Empty> : null}
+      {data && data.jobs.length > 0 ? <JobsTable jobs={jobs} busy={busy} onRequeue={requeue} /> : null}
+      {done ? (
+        <p role="status" data-testid="job-requeued">
+          Job {done.job_id.slice(0, 8)}… of {done.subject_id} is {done.status} again: the next worker poll runs it.
+        </p>
       ) : null}
+      {actionError ? <ErrorView error={actionError} /> : null}
     </section>
   );
 }

@@ -10,7 +10,7 @@ import { AdminService } from './admin.service';
 import { SubjectParamDto } from 'src/modules/subjects/dto/subjects.dto';
 import { ExportQueryDto } from './dto/export.dto';
 import { ImportBodyDto, ImportResultDto } from './dto/import.dto';
-import { JobsPageDto, ListJobsQueryDto } from './dto/jobs.dto';
+import { JobIdParamDto, JobItemDto, JobsPageDto, ListJobsQueryDto, RequeueJobQueryDto } from './dto/jobs.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';
 import { isLosslessNumber } from 'lossless-json';
 import { parseLossless } from './python-json';
@@ -55,6 +55,19 @@ export class AdminController {
   @ApiOkResponse({ type: JobsPageDto })
   listJobs(@Query() query: ListJobsQueryDto): Promise<JobsPageDto> {
     return this.admin.listJobs(operatorScope(query.tenant_id), query);
+  }
+
+  /**
+   * A failed compile job back in the queue (attempts reset), answered as it now is. 404 for an
+   * unknown job (or another tenant's, with `tenant_id`), 409 `conflict` when it is not failed.
+   */
+  @Post('jobs/:job_id/requeue')
+  @HttpCode(200)
+  @ApiOkResponse({ type: JobItemDto })
+  @ApiResponse({ status: 404, description: 'not_found', type: ErrorEnvelopeDto })
+  @ApiResponse({ status: 409, description: 'conflict: the job is not failed', type: ErrorEnvelopeDto })
+  requeueJob(@Param() params: JobIdParamDto, @Query() query: RequeueJobQueryDto): Promise<JobItemDto> {
+    return this.admin.requeueJob(operatorScope(query.tenant_id), params.job_id);
   }
 
   /** Counts of rows whose tenant_id is NULL (legacy rows from before tenant support). */

@@ -18,7 +18,7 @@ import { CompileJobsService } from 'src/modules/memories/compile-jobs.service';
 import { MemoriesBulkService } from 'src/modules/memories/memories-bulk.service';
 import { SubjectLock } from 'src/modules/memories/subject-lock';
 import { ReceiptsBulkService } from 'src/modules/receipts/receipts-bulk.service';
-import { JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
+import { JobItemDto, JobsPageDto, ListJobsQueryDto, toJobItemDto } from './dto/jobs.dto';
 import { ImportResultDto } from './dto/import.dto';
 import { TenantAuditDto } from './dto/tenant-audit.dto';
 import {
@@ -69,6 +69,10 @@ export class AdminService {
       offset: query.offset,
     });
     return { jobs: rows.map(toJobItemDto), limit: query.limit, offset: query.offset };
+  }
+
+  async requeueJob(scope: OperatorScope, jobId: string): Promise<JobItemDto> {
+    return toJobItemDto(await this.jobs.requeue(scope, jobId));
   }
 
   async tenantAudit(scope: OperatorScope): Promise<TenantAuditDto> {

@@ -114,6 +114,12 @@ export class CompileJobsRepository extends TenantScopedRepository {
       SELECT * FROM requeued ORDER BY created_at`);
   }
 
+  /** One job's id and status, any tenant the scope allows (the single requeue tells 404 from 409 with it). */
+  async findStatus(em: DbHandle, scope: OperatorScope, id: string): Promise<Pick<CompileJobRow, 'id' | 'status'> | null> {
+    const rows = await this.scoped<Pick<CompileJobRow, 'id' | 'status'>>(em, scope, (t) => sql`SELECT id, status FROM compile_jobs WHERE ${t()} AND id = ${id}`);
+    return rows[0] ?? null;
+  }
+
   /** Completed and failed jobs that finished more than `olderThanHours` ago. */
   async deleteFinished(em: DbHandle, scope: OperatorScope, olderThanHours: number): Promise<number> {
     const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`

@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, IsUUID, Max, Min } from 'class-validator';
 import { Length } from 'src/common/http/text-length';
 import { ApiProperty } from '@nestjs/swagger';
 import { COMPILE_JOB_STATUSES, type CompileJobStatus, type JobRow } from 'src/modules/memories/compile-job.entity';
@@ -73,4 +73,17 @@ export class JobsPageDto {
   jobs: JobItemDto[];
   limit: number;
   offset: number;
+}
+
+export class JobIdParamDto {
+  @IsUUID('all')
+  job_id: string;
+}
+
+export class RequeueJobQueryDto {
+  /** Only this tenant's job: another tenant's is a 404, as if it did not exist. */
+  @IsOptional()
+  @IsString()
+  @Length(1, 256)
+  tenant_id?: string;
 }
