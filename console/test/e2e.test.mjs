@@ -194,8 +194,21 @@ describe('console in Chromium (embedded engine)', () => {
     assert.match(await verdict.innerText(), /^valid · ok · key console-e2e/);
     await page.getByRole('button', { name: 'Replay as of the original instant' }).click();
     await page.getByTestId('replay').waitFor();
-    assert.match(await page.getByTestId('replay').innerText(), /"diff"/);
+    // As of the original instant the bundle is reproduced: nothing added, removed or changed.
+    assert.equal(await page.getByTestId('replay-hash').innerText(), 'context hash unchanged');
+    await page.waitForFunction(() => /^0 added, 0 removed, 0 changed, [1-9]\d* in both$/.test(document.querySelector('[data-testid="replay-summary"]')?.textContent ?? ''));
     await page.screenshot({ path: join(SHOTS, 'receipt.png') });
+    // With today's data, after a new memory the task is about, the diff lists it as added.
+    await api('POST', '/v1/memories', { subject_id: SUBJECT, kind: 'profile_fact', content: 'For the renewal, contact me by phone in the morning.' });
+    await page.getByRole('button', { name: 'Replay with today’s data' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="replay-hash"]')?.textContent === 'context hash changed');
+    await page.waitForFunction(() => !(document.querySelector('[data-testid="replay-summary"]')?.textContent ?? '…').includes('…'));
+    const added = page.getByTestId('replay-added').locator('li');
+    assert.ok((await added.count()) >= 1, await page.getByTestId('replay').innerText());
+    assert.match(await added.first().innerText(), /^memory \w+ [0-9a-f]{8} rank \d+$/);
+    assert.match(await page.getByTestId('replay-summary').innerText(), /^[1-9]\d* added, \d+ removed, \d+ changed, \d+ in both$/);
+    assert.doesNotMatch(await page.getByTestId('replay').innerText(), /"diff"/);
+    await page.screenshot({ path: join(SHOTS, 'replay.png'), fullPage: true });
   });
 
   it('shows the operator pages: compile jobs, webhook counts, and a policy edit refused at its line then saved', async () => {
@@ -204,10 +217,13 @@ describe('console in Chromium (embedded engine)', () => {
     await jobs.locator('tr', { hasText: 'other-subject' }).waitFor();
     // Failed jobs with their error, and Requeue puts one back in the queue.
     await jobs.getByLabel('Status').selectOption('failed');
+    // The filtered list replaces the unfiltered one: only failed rows left.
+    await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll('section[aria-label="Compile jobs"] tbody tr')];
+      return rows.length > 0 && rows.every((r) => r.getAttribute('data-status') === 'failed');
+    });
     const failed = jobs.locator('tr', { hasText: 'failing-subject' });
-    await failed.waitFor();
     assert.match(await failed.innerText(), /model server was unreachable/);
-    assert.equal(await jobs.locator('tr[data-status="completed"]').count(), 0);
     const jobId = await failed.getAttribute('data-job-id');
     const answered = page.waitForResponse((r) => r.url().endsWith(`/admin/jobs/${jobId}/requeue`));
     await failed.getByRole('button', { name: `Requeue job ${jobId}` }).click();

@@ -2,7 +2,9 @@ import { useEffect, useState } from 'preact/hooks';
 import { call, withQuery } from '../api.js';
 import type { ReceiptList, ReceiptSummary, Session, Verdict } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
+import { ReplayDiffView } from '../components/replay-diff.js';
 import { formatTime } from '../components/timeline-row.js';
+import type { ReplayResult, SelectedEntry } from '../replay-diff.js';
 import { href } from '../route.js';
 
 /** The tenant's receipts, newest first, a cursor page at a time; optionally one subject's. */
@@ -89,12 +91,20 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
     };
   }, [session, id]);
 
-  const [replay, setReplay] = useState<Record<string, unknown> | null>(null);
+  const [replay, setReplay] = useState<ReplayResult | null>(null);
+  const [replayEntries, setReplayEntries] = useState<SelectedEntry[] | null>(null);
   const [replayError, setReplayError] = useState<unknown>(null);
-  async function runReplay() {
+  /** `original`: the data as it stood then (reproduces the bundle); `now`: today's data. */
+  async function runReplay(asOf: 'original' | 'now') {
     setReplayError(null);
+    setReplay(null);
+    setReplayEntries(null);
     try {
-      setReplay(await call<Record<string, unknown>>(session, 'POST', `/v1/receipts/${id}/replay`, { as_of: 'original' }));
+      const result = await call<ReplayResult>(session, 'POST', `/v1/receipts/${id}/replay`, { as_of: asOf });
+      setReplay(result);
+      // The diff counts the entries in both; the replay receipt's own entries tell what changed in them.
+      const written = await call<{ selected_entries: SelectedEntry[] }>(session, 'GET', `/v1/receipts/${encodeURIComponent(result.replay_receipt_id)}`);
+      setReplayEntries(written.selected_entries);
     } catch (e) {
       setReplayError(e);
     }
@@ -131,15 +141,18 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
           </div>
           {verifyError ? <ErrorView error={verifyError} /> : null}
           <div class="toolbar">
-            <button type="button" onClick={runReplay}>
+            <button type="button" onClick={() => runReplay('original')}>
               Replay as of the original instant
+            </button>
+            <button type="button" onClick={() => runReplay('now')}>
+              Replay with today’s data
             </button>
           </div>
           {replayError ? <ErrorView error={replayError} /> : null}
           {replay ? (
             <section aria-label="Replay">
               <h2>Replay diff</h2>
-              <pre class="details" data-testid="replay">{JSON.stringify(replay, null, 2)}</pre>
+              <ReplayDiffView result={replay} originalEntries={(receipt.selected_entries as SelectedEntry[] | undefined) ?? []} replayEntries={replayEntries} />
             </section>
           ) : null}
           <pre class="details receipt">{JSON.stringify(receipt, null, 2)}</pre>
