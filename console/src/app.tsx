@@ -4,6 +4,7 @@ import { ContextPage } from './pages/context.js';
 import { OperatorPage } from './pages/operator.js';
 import { ReceiptPage, ReceiptsPage } from './pages/receipts.js';
 import { SignIn } from './pages/sign-in.js';
+import { StatusPage } from './pages/status.js';
 import { SubjectPage } from './pages/subject.js';
 import { SubjectsPage } from './pages/subjects.js';
 import { href, useRoute } from './route.js';
@@ -40,6 +41,7 @@ export function App() {
           {nav('context', 'Context inspector')}
           {nav('receipts', 'Receipts')}
           {nav('operator', 'Operator')}
+          {nav('status', 'Status')}
         </nav>
         <span class="who">
           <TenantSwitch
@@ -67,6 +69,7 @@ export function App() {
         {section === 'context' ? <ContextPage session={session} initialSubject={route.query.get('subject') ?? ''} /> : null}
         {section === 'receipts' && id ? <ReceiptPage session={session} receiptId={id} key={id} /> : null}
         {section === 'operator' ? <OperatorPage session={session} /> : null}
+        {section === 'status' ? <StatusPage session={session} /> : null}
         {section === 'receipts' && !id ? <ReceiptsPage session={session} subjectId={route.query.get('subject')} /> : null}
       </div>
     </>

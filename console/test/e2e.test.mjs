@@ -254,6 +254,18 @@ describe('console in Chromium (embedded engine)', () => {
     await page.screenshot({ path: join(SHOTS, 'operator.png'), fullPage: true });
   });
 
+  it('shows the status page: readiness and the migrations at head', async () => {
+    await page.getByRole('link', { name: 'Status' }).click();
+    await page.getByTestId('readiness').waitFor();
+    assert.equal(await page.getByTestId('readiness-status').innerText(), 'ready');
+    assert.match(await page.getByTestId('readiness').innerText(), /database\s+ok[\s\S]*engine\s+pglite/);
+    const { current_revision: head } = await api('GET', '/ops/migrations');
+    await page.getByTestId('migrations').waitFor();
+    assert.equal(await page.getByTestId('current-revision').innerText(), head);
+    assert.match(await page.getByTestId('migrations').innerText(), /up to date/);
+    await page.screenshot({ path: join(SHOTS, 'status.png'), fullPage: true });
+  });
+
   it('shows a subject as it was at an earlier instant, and switches the tenant header without signing in again', async () => {
     await page.goto(`${base}/console/#/subjects/${SUBJECT}`);
     await page.locator('.trow').first().waitFor();
