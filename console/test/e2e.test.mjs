@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -61,6 +62,11 @@ describe('console in Chromium (embedded engine)', () => {
   };
 
   let env;
+  // The webhook receiver: records each delivery's event id; refuses (500) the events of one
+  // subject, which with one attempt allowed become dead letters at once.
+  let receiver;
+  const deliveries = [];
+  const DEAD_SUBJECT = 'webhook-refused';
   const startService = async () => {
     service = spawn(process.execPath, ['dist/src/main.js'], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
     service.stdout.on('data', (c) => (log += c));
@@ -76,10 +82,19 @@ describe('console in Chromium (embedded engine)', () => {
   };
 
   before(async () => {
+    receiver = createHttpServer((req, res) => {
+      let body = '';
+      req.on('data', (c) => (body += c));
+      req.on('end', () => {
+        deliveries.push({ id: req.headers['x-webhook-event-id'], body });
+        res.writeHead(body.includes(DEAD_SUBJECT) ? 500 : 204).end();
+      });
+    });
+    await new Promise((r) => receiver.listen(0, '127.0.0.1', r));
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     dataDir = mkdtempSync(join(tmpdir(), 'console-e2e-'));
-    env = { ...process.env, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, SERVICE_API_KEY: KEY, SERVICE_RECEIPT_SIGNING_KEYS: 'console-e2e=0123456789abcdef0123', SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '1' };
+    env = { ...process.env, SERVICE_PORT: String(port), SERVICE_HOST: '127.0.0.1', SERVICE_DATA_DIR: dataDir, SERVICE_API_KEY: KEY, SERVICE_RECEIPT_SIGNING_KEYS: 'console-e2e=0123456789abcdef0123', SERVICE_LOG_LEVEL: 'warn', SERVICE_WORKERS: '1', SERVICE_WEBHOOK_URL: `http://127.0.0.1:${receiver.address().port}/hook`, SERVICE_WEBHOOK_MAX_ATTEMPTS: '1' };
     delete env.SERVICE_DATABASE_URL;
     await startService();
     await api('POST', '/v1/episodes/batch', {
@@ -111,6 +126,7 @@ describe('console in Chromium (embedded engine)', () => {
   after(async () => {
     await browser?.close();
     await stopService();
+    receiver?.close();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -212,6 +228,16 @@ describe('console in Chromium (embedded engine)', () => {
   });
 
   it('shows the operator pages: compile jobs, webhook counts, and a policy edit refused at its line then saved', async () => {
+    // A dead letter: an episode of the subject the receiver refuses.
+    await api('POST', '/v1/episodes', { subject_id: DEAD_SUBJECT, source: 'chat', type: 'note', payload: { text: 'The receiver refuses this one.' } });
+    let deadId;
+    for (let i = 0; i < 80 && !deadId; i++) {
+      const refused = deliveries.find((d) => d.body.includes(DEAD_SUBJECT));
+      if (refused && (await api('GET', `/admin/webhooks/${refused.id}`)).status === 'dead_letter') deadId = refused.id;
+      else await new Promise((r) => setTimeout(r, 250));
+    }
+    assert.ok(deadId, 'the refused event became a dead letter');
+    const deliveredId = deliveries.find((d) => !d.body.includes(DEAD_SUBJECT)).id;
     await page.getByRole('link', { name: 'Operator' }).click();
     const jobs = page.getByRole('region', { name: 'Compile jobs' });
     await jobs.locator('tr', { hasText: 'other-subject' }).waitFor();
@@ -240,8 +266,34 @@ describe('console in Chromium (embedded engine)', () => {
     }
     await jobs.getByLabel('Status').selectOption('completed');
     await jobs.locator(`tr[data-job-id="${jobId}"]`).waitFor();
+    assert.equal(await jobs.locator(`tr[data-job-id="${jobId}"]`).getAttribute('data-status'), 'completed');
     await jobs.getByLabel('Status').selectOption('');
     await page.getByTestId('dead-letters').waitFor();
+    // Open one event by id: the dead letter with the receiver's answer, then a delivered one.
+    const hooks = page.getByRole('region', { name: 'Webhooks' });
+    assert.equal(await page.getByTestId('dead-letters').innerText(), '1');
+    await hooks.getByLabel('Event id').fill(deadId);
+    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await hooks.getByTestId('webhook-event').waitFor();
+    assert.equal(await hooks.getByTestId('webhook-event-status').innerText(), 'dead letter');
+    assert.equal(await hooks.getByTestId('webhook-last-answer').innerText(), 'HTTP 500');
+    assert.match(await hooks.getByTestId('webhook-event').innerText(), new RegExp(`episode\\.created[\\s\\S]*${DEAD_SUBJECT}`));
+    await page.screenshot({ path: join(SHOTS, 'webhook-event.png'), fullPage: true });
+    await hooks.getByLabel('Event id').fill(deliveredId);
+    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="webhook-event-status"]')?.textContent === 'delivered');
+    assert.equal(await hooks.getByTestId('webhook-last-answer').innerText(), 'HTTP 204');
+    await hooks.getByLabel('Event id').fill('00000000-0000-4000-8000-000000000000');
+    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await hooks.getByRole('alert').waitFor();
+    assert.match(await hooks.getByRole('alert').innerText(), /404 not_found/);
+    // The dead letter requeued after a confirmation: delivered again (refused again, so dead again).
+    const before = deliveries.filter((d) => d.id === deadId).length;
+    await hooks.getByRole('button', { name: 'Requeue dead letters…' }).click();
+    await hooks.getByRole('button', { name: 'Requeue', exact: true }).click();
+    await hooks.getByText('Requeued: {"requeued":1}').waitFor();
+    for (let i = 0; i < 80 && deliveries.filter((d) => d.id === deadId).length === before; i++) await new Promise((r) => setTimeout(r, 250));
+    assert.equal(deliveries.filter((d) => d.id === deadId).length, before + 1);
     const policy = page.getByRole('region', { name: 'Policy bundle' });
     await policy.getByLabel('YAML').fill('version: 1\nmode: enforce\nrules:\n  - id: r1\n    deny_label: [health]\n');
     await policy.getByRole('button', { name: 'Save policy' }).click();

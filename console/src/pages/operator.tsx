@@ -3,6 +3,8 @@ import { call, withQuery } from '../api.js';
 import type { Session } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { JobsTable } from '../components/jobs-table.js';
+import { WebhookEventView } from '../components/webhook-event.js';
+import type { WebhookEvent } from '../components/webhook-event.js';
 import type { Job } from '../components/jobs-table.js';
 import { formatTime } from '../components/timeline-row.js';
 
@@ -51,6 +53,9 @@ function Jobs({ session }: { session: Session }) {
   const [busy, setBusy] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
   const [done, setDone] = useState<Job | null>(null);
+  // A fresh listing is newer than any requeue answer: drop them, or a job the worker has since
+  // completed would still show as pending.
+  useEffect(() => setRequeued({}), [data]);
   async function requeue(job: Job) {
     setBusy(job.job_id);
     setActionError(null);
@@ -153,7 +158,44 @@ function Webhooks({ session }: { session: Session }) {
           {actionError ? <ErrorView error={actionError} /> : null}
         </>
       ) : null}
+      <WebhookEventLookup session={session} />
     </section>
+  );
+}
+
+/**
+ * One event by id (a receiver gets it as `X-Webhook-Event-Id`; the service log names it): the
+ * service lists no events, so it is typed. Every tenant's event is found (the operator route has
+ * no tenant filter); an unknown id shows the 404 envelope.
+ */
+function WebhookEventLookup({ session }: { session: Session }) {
+  const [id, setId] = useState('');
+  const [event, setEvent] = useState<WebhookEvent | null>(null);
+  const [error, setError] = useState<unknown>(null);
+  async function open(e: Event) {
+    e.preventDefault();
+    setError(null);
+    setEvent(null);
+    try {
+      setEvent(await call<WebhookEvent>(session, 'GET', `/admin/webhooks/${encodeURIComponent(id.trim())}`));
+    } catch (err) {
+      setError(err);
+    }
+  }
+  return (
+    <>
+      <form class="toolbar" onSubmit={open} aria-label="Open a webhook event">
+        <label>
+          Event id
+          <input name="webhook-event-id" value={id} onInput={(e) => setId(e.currentTarget.value)} placeholder="X-Webhook-Event-Id" spellcheck={false} />
+        </label>
+        <button type="submit" disabled={id.trim() === ''}>
+          Open event
+        </button>
+      </form>
+      {error ? <ErrorView error={error} /> : null}
+      {event ? <WebhookEventView event={event} /> : null}
+    </>
   );
 }
 
