@@ -182,6 +182,28 @@ describe('console in Chromium (embedded engine)', () => {
     assert.ok(!(await page.locator('.trow.memory', { hasText: '555-0100' }).count()));
   });
 
+  it('remembers a new memory from the subject page; it replaces the one it restates', async () => {
+    await page.getByRole('button', { name: 'Remember…' }).click();
+    const form = page.getByRole('form', { name: 'Remember a memory' });
+    await form.getByLabel('Kind').selectOption('profile_fact');
+    await form.getByLabel('Content').fill('I am on the Enterprise plan now.');
+    await form.getByRole('button', { name: 'Remember' }).click();
+    const detail = page.getByRole('complementary', { name: 'Memory detail' });
+    await detail.getByText('I am on the Enterprise plan now.').waitFor();
+    assert.equal(await page.getByTestId('memory-status').innerText(), 'active');
+    const text = await detail.innerText();
+    assert.match(text, /profile_fact · api/);
+    assert.match(text, /none \(written through the API\)/);
+    assert.doesNotMatch(text, /replaced\s+none\s+replaced by/, text);
+    assert.equal(await form.count(), 0);
+    // The plan fact it restates is shown superseded, without a reload.
+    const replaced = (await detail.locator('dt:text-is("replaced") + dd button').first().innerText()).trim();
+    const old = page.locator(`.trow.memory[data-id^="${replaced}"]`);
+    assert.equal(await old.getAttribute('data-status'), 'superseded');
+    assert.match(await old.innerText(), /profile_fact[\s\S]*Team plan/);
+    await page.screenshot({ path: join(SHOTS, 'remember.png') });
+  });
+
   it('inspects a context bundle and saves it as a receipt', async () => {
     await page.getByRole('link', { name: 'Inspect a context bundle' }).click();
     await page.getByLabel('Task').fill('How should we contact the customer about the renewal?');

@@ -3,6 +3,7 @@ import { call, withQuery } from '../api.js';
 import type { Episode, Memory, Session, Timeline } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { MemoryActions } from '../components/memory-actions.js';
+import { RememberForm } from '../components/remember-form.js';
 import { SupportPanel } from './support.js';
 import { formatTime, TimelineRow } from '../components/timeline-row.js';
 import { VirtualList } from '../components/virtual-list.js';
@@ -31,6 +32,7 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
   const [selected, setSelected] = useState<string | null>(null);
   const narrow = useMedia(NARROW);
   const [asOf, setAsOf] = useState('');
+  const [remembering, setRemembering] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -78,6 +80,25 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
         {episodes.length} episodes, {memories.length} memories{loading ? ' (loading more…)' : ''} ·{' '}
         <a href={href(['context'], { subject: subjectId })}>Inspect a context bundle</a> · <a href={href(['receipts'], { subject: subjectId })}>Receipts</a>
       </p>
+      {/* Writing into a past view would be misleading: remember only on the present timeline. */}
+      {!asOf && !remembering ? (
+        <div class="toolbar">
+          <button type="button" onClick={() => setRemembering(true)}>
+            Remember…
+          </button>
+        </div>
+      ) : null}
+      {remembering && !asOf ? (
+        <RememberForm
+          session={session}
+          subjectId={subjectId}
+          onMemory={replaceMemory}
+          onDone={(m) => {
+            setRemembering(false);
+            if (m) setSelected(m.id);
+          }}
+        />
+      ) : null}
       <form class="toolbar filters" onSubmit={(e) => e.preventDefault()} aria-label="Timeline filters">
         <label>
           Kind
