@@ -86,6 +86,8 @@ export interface Memory {
   created_at: string;
   updated_at?: string;
   sensitivity_labels?: string[];
+  /** The memory that replaced this one; only on a superseded memory. */
+  superseded_by?: string;
 }
 export interface Episode {
   id: string;

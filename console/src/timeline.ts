@@ -71,14 +71,18 @@ export function facets(episodes: readonly Episode[], memories: readonly Memory[]
 }
 
 /**
- * The versions around a memory, from `metadata.supersedes` (written by correct and remember):
- * the ones it replaced and the ones that replaced it, among the memories loaded.
+ * The versions around a memory, among the memories loaded: the ones it replaced and the ones that
+ * replaced it. Two links, either enough: `superseded_by` on a superseded record (every
+ * supersession, a compile's included) and `metadata.supersedes` on the newer one (correct and
+ * remember write it).
  */
 export function versionsOf(memory: Memory, memories: readonly Memory[]): { supersedes: string[]; supersededBy: string[] } {
-  const supersedes = supersedesOf(memory);
-  const supersededBy = memories.filter((m) => supersedesOf(m).includes(memory.id)).map((m) => m.id);
+  const supersedes = distinct([...supersedesOf(memory), ...memories.filter((m) => m.superseded_by === memory.id).map((m) => m.id)]);
+  const supersededBy = distinct([...(memory.superseded_by ? [memory.superseded_by] : []), ...memories.filter((m) => supersedesOf(m).includes(memory.id)).map((m) => m.id)]);
   return { supersedes, supersededBy };
 }
+
+const distinct = (xs: string[]): string[] => [...new Set(xs)];
 
 function supersedesOf(m: Memory): string[] {
   const s = m.metadata?.supersedes;

@@ -202,6 +202,16 @@ describe('console in Chromium (embedded engine)', () => {
     assert.equal(await old.getAttribute('data-status'), 'superseded');
     assert.match(await old.innerText(), /profile_fact[\s\S]*Team plan/);
     await page.screenshot({ path: join(SHOTS, 'remember.png') });
+    // A compile that restates it supersedes it in turn: linked only by the record's superseded_by.
+    await api('POST', '/v1/episodes', { subject_id: SUBJECT, source: 'chat', type: 'conversation', session_id: 'ticket-2', payload: { messages: [{ role: 'user', content: 'I am on the Scale plan now.' }] } });
+    await api('POST', '/v1/memories/compile', { subject_id: SUBJECT });
+    await page.reload();
+    await page.locator('.trow.memory', { hasText: 'Enterprise plan now.' }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="memory-status"]')?.textContent === 'superseded');
+    const successor = (await detail.locator('dt:text-is("replaced by") + dd button').first().innerText()).trim();
+    const compiled = page.locator(`.trow.memory[data-id^="${successor}"]`);
+    assert.equal(await compiled.getAttribute('data-status'), 'active');
+    assert.match(await compiled.innerText(), /profile_fact[\s\S]*Scale plan/);
   });
 
   it('inspects a context bundle and saves it as a receipt', async () => {

@@ -61,6 +61,17 @@ describe('timeline', () => {
     assert.deepEqual(versionsOf(memories[1]!, memories), { supersedes: ['m1'], supersededBy: [] });
   });
 
+  it('links a compiled supersession (superseded_by only, no metadata.supersedes) in both directions, and lists a link given twice once', () => {
+    const old = memory('c1', '2026-01-01T00:00:00.000Z', 'profile_fact', 'superseded', [], { superseded_by: 'c2' });
+    const compiled = memory('c2', '2026-01-02T00:00:00.000Z', 'profile_fact', 'active', []);
+    assert.deepEqual(versionsOf(old, [old, compiled]), { supersedes: [], supersededBy: ['c2'] });
+    assert.deepEqual(versionsOf(compiled, [old, compiled]), { supersedes: ['c1'], supersededBy: [] });
+    const remembered = memory('c3', '2026-01-02T00:00:00.000Z', 'profile_fact', 'active', [], { metadata: { supersedes: ['c1'] } });
+    const both = { ...old, superseded_by: 'c3' };
+    assert.deepEqual(versionsOf(both, [both, remembered]), { supersedes: [], supersededBy: ['c3'] });
+    assert.deepEqual(versionsOf(remembered, [both, remembered]), { supersedes: ['c1'], supersededBy: [] });
+  });
+
   it('renders a tombstoned memory row with its status and an erased-content marker', () => {
     const [row] = buildTimeline(episodes, memories, { kind: '', status: 'tombstoned', session: '', text: '', labels: '' });
     const html = render(<TimelineRow item={row!} selected={false} onSelect={() => undefined} />);
