@@ -44,6 +44,7 @@ export const OPERATIONS: Record<string, OperationInfo> = {
   'GET /admin/tenant-audit': { id: 'getTenantAudit' },
   'GET /admin/export/{subject_id}': { id: 'exportSubject' },
   'POST /admin/import': { id: 'importSubject' },
+  'GET /admin/webhooks': { id: 'listWebhookEvents' },
   'GET /admin/webhooks/stats': { id: 'getWebhookStats' },
   'GET /admin/webhooks/{event_id}': { id: 'getWebhookEvent' },
   'POST /admin/webhooks/dead-letters/requeue': { id: 'requeueWebhookDeadLetters' },

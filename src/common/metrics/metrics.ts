@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { COMPILE_JOB_STATUSES } from 'src/modules/memories/compile-job.entity';
+import { WEBHOOK_EVENT_STATUSES } from 'src/modules/webhooks/webhook-event.entity';
 
 /**
  * The process's one Prometheus registry and every instrument the service reports. Instruments
@@ -36,8 +37,6 @@ export function collectProcessMetrics(): void {
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-export const WEBHOOK_EVENT_STATUSES = ['pending', 'delivered', 'dead_letter'] as const;
 
 /** Queue gauges share one database read per scrape. */
 let queueRead: Promise<Awaited<ReturnType<MetricsSources['queueCounts']>> | null> | null = null;

@@ -1,7 +1,9 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
 import { NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
-export type WebhookEventStatus = 'pending' | 'delivered' | 'dead_letter';
+/** An event's delivery status: the one list the entity, the DTOs (wire enum, filters) and the listing share. */
+export const WEBHOOK_EVENT_STATUSES = ['pending', 'delivered', 'dead_letter'] as const;
+export type WebhookEventStatus = (typeof WEBHOOK_EVENT_STATUSES)[number];
 
 /** Outbox row (migrations 0005, 0008): written in the transaction of the change it reports, delivered by a worker. */
 @Entity('webhook_events')

@@ -6,10 +6,12 @@ import type { Ctx } from 'src/common/context/request-context';
 import { TenantOptional } from 'src/common/guards/public.decorator';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
 import {
+  ListWebhookEventsQueryDto,
   RequeueDeadLettersDto,
   RequeueDeadLettersResultDto,
   WebhookEventDto,
   WebhookEventIdParamDto,
+  WebhookEventListDto,
   WebhookStatsDto,
   WebhookStatsQueryDto,
 } from './dto/webhook-admin.dto';
@@ -22,6 +24,16 @@ import { WebhooksService } from './webhooks.service';
 @Controller('admin/webhooks')
 export class WebhooksAdminController {
   constructor(private readonly webhooks: WebhooksService) {}
+
+  /**
+   * Events newest first, without their payloads, by status, subject, event name and tenant;
+   * keyset-paged (`limit` 1–200, default 50, and a byte budget), `next_cursor` continues.
+   */
+  @Get()
+  @ApiOkResponse({ type: WebhookEventListDto })
+  listEvents(@ReqCtx() ctx: Ctx, @Query() query: ListWebhookEventsQueryDto): Promise<WebhookEventListDto> {
+    return this.webhooks.listEvents(ctx, operatorScope(query.tenant_id), query);
+  }
 
   /** Events by delivery status (total = their sum) and the age of the oldest pending one. */
   @Get('stats')

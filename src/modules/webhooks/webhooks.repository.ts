@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
+import { entityRow } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { WebhookEventEntity } from './webhook-event.entity';
+import type { WebhookEventStatus } from './webhook-event.entity';
 
 export interface NewWebhookEvent {
   event: string;
@@ -23,6 +25,29 @@ export interface WebhookCounts {
   delivered: number;
   dead_letter: number;
   oldest_pending_age_seconds: number | null;
+}
+
+/** What the listing reads of an event: everything but the payload and the lease. */
+const LIST_ROW = entityRow(WebhookEventEntity, [
+  'id', 'tenant_id', 'event', 'status', 'attempts', 'next_attempt_at', 'last_error', 'last_status_code', 'created_at', 'delivered_at',
+] as const);
+const LIST_PAGE_ROW = LIST_ROW.with<{ cursor_at: string; candidates: number }>({ cursor_at: true, candidates: true });
+export type WebhookEventListRow = typeof LIST_ROW.row;
+
+/** A page position of the listing: the last event shown (created_at as text with microseconds, and its id). */
+export interface WebhookEventCursor {
+  at: string;
+  id: string;
+}
+
+export interface WebhookEventPageQuery {
+  status?: WebhookEventStatus;
+  subjectId?: string;
+  event?: string;
+  /** Continue with the events older than this one. */
+  before: WebhookEventCursor | null;
+  limit: number;
+  maxBytes: number;
 }
 
 const COLUMNS = raw(`id, tenant_id, event, payload, status, attempts, next_attempt_at, locked_until, last_error, last_status_code, created_at, delivered_at`);
@@ -111,6 +136,47 @@ export class WebhooksRepository extends TenantScopedRepository {
   async findById(em: DbHandle, scope: OperatorScope, id: string): Promise<WebhookEventRow | null> {
     const rows = await this.scoped<WebhookEventRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
+  }
+
+  /**
+   * One page of events newest first, (created_at, id) descending, after `before`: at most
+   * `limit` rows, added while those before them total under `maxBytes` (so at least one; a page
+   * exceeds it by at most its last row). A row's size is its text columns plus a fixed 256 bytes
+   * for the rest of its JSON: the payload is not listed, so no row is large, but a page of long
+   * connection errors still stays bounded. Sizes are measured on the `limit + 1` candidates only.
+   * The subject filter reads the payload (no index): it narrows what an operator reads, it is
+   * not a hot path; a status filter of pending or dead letters is served by ix_webhook_events_due.
+   */
+  async page(em: DbHandle, scope: OperatorScope, q: WebhookEventPageQuery): Promise<{ rows: WebhookEventListRow[]; last: WebhookEventCursor | null; more: boolean }> {
+    const rows = await this.scoped(em, scope, LIST_PAGE_ROW, (t) => sql`
+      WITH candidates AS (
+        SELECT c.id, c.created_at,
+          256 + octet_length(c.event) + octet_length(coalesce(c.last_error, '')) + octet_length(coalesce(c.tenant_id, '')) AS bytes
+        FROM webhook_events c
+        WHERE ${t('c')}
+          ${q.status !== undefined ? sql`AND c.status = ${q.status}` : raw('')}
+          ${q.event !== undefined ? sql`AND c.event = ${q.event}` : raw('')}
+          ${q.subjectId !== undefined ? sql`AND (c.payload->'data'->>'subject_id' = ${q.subjectId} OR c.payload->'data'->'subject_ids' ? ${q.subjectId}::text)` : raw('')}
+          ${q.before ? sql`AND (c.created_at, c.id) < (${q.before.at}::timestamptz, ${q.before.id}::uuid)` : raw('')}
+        ORDER BY c.created_at DESC, c.id DESC
+        LIMIT ${q.limit + 1}
+      ), budgeted AS (
+        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
+        WINDOW w AS (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING)
+      )
+      SELECT x.id, x.tenant_id, x.event, x.status, x.attempts, x.next_attempt_at, x.last_error, x.last_status_code, x.created_at, x.delivered_at,
+        to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+        (SELECT count(*)::int FROM candidates) AS candidates
+      FROM budgeted b JOIN webhook_events x ON x.id = b.id
+      WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}
+      ORDER BY x.created_at DESC, x.id DESC`);
+    const last = rows.at(-1);
+    const more = rows.length > 0 && rows[0].candidates > rows.length;
+    return {
+      rows: rows.map(({ cursor_at: _at, candidates: _n, ...row }) => row),
+      last: last ? { at: last.cursor_at, id: last.id } : null,
+      more,
+    };
   }
 
   /**

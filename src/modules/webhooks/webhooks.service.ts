@@ -6,8 +6,17 @@ import { AppError } from 'src/common/errors/app-error';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { buildEventBody, WebhookEventName, webhookSetupWarnings } from './delivery-policy';
-import { RequeueDeadLettersDto, RequeueDeadLettersResultDto, toWebhookEventDto, WebhookEventDto, WebhookStatsDto } from './dto/webhook-admin.dto';
-import { WebhooksRepository } from './webhooks.repository';
+import {
+  ListWebhookEventsQueryDto,
+  RequeueDeadLettersDto,
+  RequeueDeadLettersResultDto,
+  toWebhookEventDto,
+  toWebhookEventSummaryDto,
+  WebhookEventDto,
+  WebhookEventListDto,
+  WebhookStatsDto,
+} from './dto/webhook-admin.dto';
+import { WebhookEventCursor, WebhooksRepository } from './webhooks.repository';
 
 /**
  * The outbox: other modules call `enqueue` with their transaction's EntityManager, so an
@@ -78,6 +87,22 @@ export class WebhooksService implements OnApplicationBootstrap {
     return toWebhookEventDto(row);
   }
 
+  /**
+   * Events newest first with the listing's filters, in keyset pages of `limit` rows and at most
+   * SERVICE_READ_PAGE_BYTES (about: the last row may pass it); `next_cursor` continues.
+   */
+  async listEvents(_ctx: Ctx, scope: OperatorScope, query: ListWebhookEventsQueryDto): Promise<WebhookEventListDto> {
+    const page = await this.repo.page(this.ds.manager, scope, {
+      status: query.status,
+      subjectId: query.subject_id,
+      event: query.event,
+      before: query.cursor === undefined ? null : decodeCursor(query.cursor),
+      limit: query.limit,
+      maxBytes: this.config.readPageBytes,
+    });
+    return { events: page.rows.map(toWebhookEventSummaryDto), next_cursor: page.more && page.last ? encodeCursor(page.last) : null };
+  }
+
   async requeueDeadLetters(_ctx: Ctx, scope: OperatorScope, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
     const ids = await this.repo.requeueDead(this.ds.manager, scope, dto.event_ids ?? null);
     return { requeued: ids.length };
@@ -96,4 +121,30 @@ export class WebhooksService implements OnApplicationBootstrap {
       if (batch.length < batchSize) return total;
     }
   }
+}
+
+/** The cursor is opaque to clients: base64url of `[created_at, id]` of the last event on the page. */
+function encodeCursor(c: WebhookEventCursor): string {
+  return Buffer.from(JSON.stringify([c.at, c.id]), 'utf8').toString('base64url');
+}
+
+/** A cursor this service wrote, or a 422 naming the `cursor` query parameter. */
+function decodeCursor(cursor: string): WebhookEventCursor {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    value = null;
+  }
+  const ok =
+    Array.isArray(value) &&
+    value.length === 2 &&
+    typeof value[0] === 'string' &&
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value[0]) &&
+    !Number.isNaN(Date.parse(value[0])) &&
+    typeof value[1] === 'string' &&
+    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value[1]);
+  if (!ok) throw AppError.validation(['query', 'cursor'], 'cursor must be a next_cursor value');
+  const [at, id] = value as [string, string];
+  return { at, id };
 }
