@@ -305,20 +305,64 @@ describe('console in Chromium (embedded engine)', () => {
     const hooks = page.getByRole('region', { name: 'Webhooks' });
     assert.equal(await page.getByTestId('dead-letters').innerText(), '1');
     await hooks.getByLabel('Event id').fill(deadId);
-    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await hooks.getByRole('button', { name: 'Open event', exact: true }).click();
     await hooks.getByTestId('webhook-event').waitFor();
     assert.equal(await hooks.getByTestId('webhook-event-status').innerText(), 'dead letter');
     assert.equal(await hooks.getByTestId('webhook-last-answer').innerText(), 'HTTP 500');
     assert.match(await hooks.getByTestId('webhook-event').innerText(), new RegExp(`episode\\.created[\\s\\S]*${DEAD_SUBJECT}`));
     await page.screenshot({ path: join(SHOTS, 'webhook-event.png'), fullPage: true });
     await hooks.getByLabel('Event id').fill(deliveredId);
-    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await hooks.getByRole('button', { name: 'Open event', exact: true }).click();
     await page.waitForFunction(() => document.querySelector('[data-testid="webhook-event-status"]')?.textContent === 'delivered');
     assert.equal(await hooks.getByTestId('webhook-last-answer').innerText(), 'HTTP 204');
     await hooks.getByLabel('Event id').fill('00000000-0000-4000-8000-000000000000');
-    await hooks.getByRole('button', { name: 'Open event' }).click();
+    await hooks.getByRole('button', { name: 'Open event', exact: true }).click();
     await hooks.getByRole('alert').waitFor();
     assert.match(await hooks.getByRole('alert').innerText(), /404 not_found/);
+    // The events list starts on dead letters: the refused event is listed, nothing else.
+    const listed = hooks.getByRole('region', { name: 'Webhook events' });
+    await listed.locator(`tr[data-event-id="${deadId}"]`).waitFor();
+    assert.deepEqual(await listed.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-status'))), ['dead_letter']);
+    assert.match(await listed.locator(`tr[data-event-id="${deadId}"]`).innerText(), /episode\.created[\s\S]*HTTP 500/);
+    // Every status, newest first, a page at a time: More adds the next page below until none is
+    // left. Enough events for more than one page of 20 first.
+    for (let i = 0; i < 12; i++) await api('POST', '/v1/episodes', { subject_id: 'webhook-paging', source: 'chat', type: 'note', payload: { text: `Event ${i}.` } });
+    await listed.getByLabel('Status').selectOption('');
+    await page.waitForFunction(() => document.querySelectorAll('section[aria-label="Webhook events"] tbody tr').length > 1);
+    let more = 0;
+    for (; more < 20 && (await listed.getByRole('button', { name: 'More' }).count()) > 0; more++) {
+      const shown = await listed.locator('tbody tr').count();
+      await listed.getByRole('button', { name: 'More' }).click();
+      await page.waitForFunction((n) => document.querySelectorAll('section[aria-label="Webhook events"] tbody tr').length > n, shown);
+    }
+    const ids = await listed.locator('tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-event-id')));
+    assert.equal(new Set(ids).size, ids.length, 'each event listed once');
+    // In the service's order (events made since the list was read aside), and all of them.
+    const { events: served } = await api('GET', '/admin/webhooks?limit=200');
+    assert.deepEqual(served.map((e) => e.id).filter((id) => ids.includes(id)), ids);
+    assert.ok(ids.includes(deliveredId) && ids.includes(deadId));
+    assert.ok(more >= 1, `${ids.length} events took ${more + 1} pages`);
+    // A row opens the detail view; a dead letter's Requeue… asks first, then sends that one event.
+    await listed.getByLabel('Status').selectOption('dead_letter');
+    await listed.getByRole('button', { name: `Open event ${deadId}` }).click();
+    await page.waitForFunction(() => document.querySelector('[data-testid="webhook-event-status"]')?.textContent === 'dead letter');
+    assert.equal(await listed.locator(`tr[data-event-id="${deadId}"]`).getAttribute('aria-current'), 'true');
+    await page.screenshot({ path: join(SHOTS, 'webhook-events.png'), fullPage: true });
+    const beforeOne = deliveries.filter((d) => d.id === deadId).length;
+    await listed.getByRole('button', { name: `Requeue event ${deadId}` }).click();
+    const asked = hooks.getByRole('alertdialog', { name: 'Confirm requeue' });
+    assert.match(await asked.innerText(), new RegExp(`Put dead letter ${deadId.slice(0, 8)}`));
+    const sent = page.waitForRequest((r) => r.url().endsWith('/admin/webhooks/dead-letters/requeue'));
+    await asked.getByRole('button', { name: 'Requeue', exact: true }).click();
+    assert.deepEqual((await sent).postDataJSON(), { event_ids: [deadId] });
+    await hooks.getByText('Requeued: {"requeued":1}').waitFor();
+    for (let i = 0; i < 80 && deliveries.filter((d) => d.id === deadId).length === beforeOne; i++) await new Promise((r) => setTimeout(r, 250));
+    assert.equal(deliveries.filter((d) => d.id === deadId).length, beforeOne + 1);
+    // Refused again with one attempt allowed: dead again, for the requeue of every dead letter below.
+    for (let i = 0; i < 80 && (await api('GET', `/admin/webhooks/${deadId}`)).status !== 'dead_letter'; i++) await new Promise((r) => setTimeout(r, 250));
+    await hooks.getByRole('button', { name: 'Refresh' }).click();
+    await listed.locator(`tr[data-event-id="${deadId}"]`).waitFor();
+    await page.waitForFunction(() => document.querySelector('[data-testid="dead-letters"]')?.textContent === '1');
     // The dead letter requeued after a confirmation: delivered again (refused again, so dead again).
     const before = deliveries.filter((d) => d.id === deadId).length;
     await hooks.getByRole('button', { name: 'Requeue dead letters…' }).click();

@@ -1,10 +1,12 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { call, withQuery } from '../api.js';
 import type { Session } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { JobsTable } from '../components/jobs-table.js';
 import { WebhookEventView } from '../components/webhook-event.js';
 import type { WebhookEvent } from '../components/webhook-event.js';
+import { WEBHOOK_STATUS_FILTERS, WebhookEventsTable } from '../components/webhook-events-table.js';
+import type { WebhookEventPage, WebhookEventSummary } from '../components/webhook-events-table.js';
 import type { Job } from '../components/jobs-table.js';
 import { formatTime } from '../components/timeline-row.js';
 
@@ -107,18 +109,48 @@ interface WebhookStats {
   oldest_pending_age_seconds: number | null;
 }
 
+/** What a confirmed requeue puts back: every dead letter (in the tenant filter), or the listed ones. */
+interface RequeueAsk {
+  ids: string[] | null;
+  /** The question the confirmation asks. */
+  question: string;
+}
+
 function Webhooks({ session }: { session: Session }) {
   const { data, error, reload } = useLoad(() => call<WebhookStats>(session, 'GET', withQuery('/admin/webhooks/stats', { tenant_id: session.tenant })), [session]);
-  const [confirm, setConfirm] = useState(false);
+  const [confirm, setConfirm] = useState<RequeueAsk | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
-  async function requeue() {
+  const [listTick, setListTick] = useState(0);
+  // The event shown in the detail view, opened from the list or by a typed id.
+  const [opened, setOpened] = useState<WebhookEvent | null>(null);
+  const [openError, setOpenError] = useState<unknown>(null);
+  async function open(id: string) {
+    setOpenError(null);
+    setOpened(null);
+    try {
+      setOpened(await call<WebhookEvent>(session, 'GET', `/admin/webhooks/${encodeURIComponent(id)}`));
+    } catch (err) {
+      setOpenError(err);
+    }
+  }
+  function ask(a: RequeueAsk) {
+    // A result shown is of the previous requeue: gone once another is asked for.
+    setResult(null);
+    setConfirm(a);
+  }
+  async function requeue(a: RequeueAsk) {
     setActionError(null);
     try {
-      const r = await call<Record<string, unknown>>(session, 'POST', '/admin/webhooks/dead-letters/requeue', session.tenant ? { tenant_id: session.tenant } : {});
+      const body: Record<string, unknown> = session.tenant ? { tenant_id: session.tenant } : {};
+      if (a.ids) body.event_ids = a.ids;
+      const r = await call<Record<string, unknown>>(session, 'POST', '/admin/webhooks/dead-letters/requeue', body);
       setResult(JSON.stringify(r));
-      setConfirm(false);
+      setConfirm(null);
       reload();
+      // The requeued events are pending now: the list (and an opened one) would show them dead.
+      setListTick((n) => n + 1);
+      if (opened && (a.ids === null || a.ids.includes(opened.id))) void open(opened.id);
     } catch (e) {
       setActionError(e);
     }
@@ -126,6 +158,16 @@ function Webhooks({ session }: { session: Session }) {
   return (
     <section aria-label="Webhooks">
       <h2>Webhook deliveries</h2>
+      {/* Deliveries go on in the background: the counts and the list are as of their last read. */}
+      <button
+        type="button"
+        onClick={() => {
+          reload();
+          setListTick((n) => n + 1);
+        }}
+      >
+        Refresh
+      </button>
       {error ? <ErrorView error={error} /> : null}
       {!data && !error ? <Loading what="webhook counts" /> : null}
       {data ? (
@@ -140,62 +182,127 @@ function Webhooks({ session }: { session: Session }) {
             <dt>oldest pending</dt>
             <dd>{data.oldest_pending_age_seconds === null ? '—' : `${Math.round(data.oldest_pending_age_seconds)} s`}</dd>
           </dl>
-          <button type="button" disabled={data.dead_letter === 0} onClick={() => setConfirm(true)}>
+          <button type="button" disabled={data.dead_letter === 0} onClick={() => ask({ ids: null, question: `Put ${data.dead_letter} dead letters back in the queue with their attempts reset?` })}>
             Requeue dead letters…
           </button>
-          {confirm ? (
-            <div class="confirm" role="alertdialog" aria-label="Confirm requeue">
-              <p>Put {data.dead_letter} dead letters back in the queue with their attempts reset?</p>
-              <button type="button" onClick={requeue}>
-                Requeue
-              </button>{' '}
-              <button type="button" onClick={() => setConfirm(false)}>
-                Cancel
-              </button>
-            </div>
-          ) : null}
-          {result ? <p class="muted">Requeued: {result}</p> : null}
-          {actionError ? <ErrorView error={actionError} /> : null}
         </>
       ) : null}
-      <WebhookEventLookup session={session} />
+      {confirm ? (
+        <div class="confirm" role="alertdialog" aria-label="Confirm requeue">
+          <p>{confirm.question}</p>
+          <button type="button" onClick={() => requeue(confirm)}>
+            Requeue
+          </button>{' '}
+          <button type="button" onClick={() => setConfirm(null)}>
+            Cancel
+          </button>
+        </div>
+      ) : null}
+      {result ? <p class="muted">Requeued: {result}</p> : null}
+      {actionError ? <ErrorView error={actionError} /> : null}
+      <WebhookEventList session={session} tick={listTick} opened={opened?.id ?? null} onOpen={(e) => open(e.id)} onRequeue={(e) => ask({ ids: [e.id], question: `Put dead letter ${e.id.slice(0, 8)}… (${e.event}) back in the queue with its attempts reset?` })} />
+      <WebhookEventLookup onOpen={open} />
+      {openError ? <ErrorView error={openError} /> : null}
+      {opened ? <WebhookEventView event={opened} /> : null}
     </section>
   );
 }
 
 /**
- * One event by id (a receiver gets it as `X-Webhook-Event-Id`; the service log names it): the
- * service lists no events, so it is typed. Every tenant's event is found (the operator route has
- * no tenant filter); an unknown id shows the 404 envelope.
+ * GET /admin/webhooks, newest first, one page at a time: More fetches the page after the last
+ * shown (its `next_cursor`) and adds it below; a new filter starts over.
  */
-function WebhookEventLookup({ session }: { session: Session }) {
-  const [id, setId] = useState('');
-  const [event, setEvent] = useState<WebhookEvent | null>(null);
+function WebhookEventList({
+  session,
+  tick,
+  opened,
+  onOpen,
+  onRequeue,
+}: {
+  session: Session;
+  tick: number;
+  opened: string | null;
+  onOpen: (e: WebhookEventSummary) => void;
+  onRequeue: (e: WebhookEventSummary) => void;
+}) {
+  const [status, setStatus] = useState<string>(WEBHOOK_STATUS_FILTERS[0]?.value ?? '');
+  const [events, setEvents] = useState<WebhookEventSummary[] | null>(null);
+  const [cursor, setCursor] = useState<string | null>(null);
+  const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  async function open(e: Event) {
-    e.preventDefault();
+  // The answer of the newest request only: a slow page of an older filter must not land in this one.
+  const generation = useRef(0);
+  async function load(after: string | null) {
+    const mine = after === null ? ++generation.current : generation.current;
+    setLoading(true);
     setError(null);
-    setEvent(null);
     try {
-      setEvent(await call<WebhookEvent>(session, 'GET', `/admin/webhooks/${encodeURIComponent(id.trim())}`));
-    } catch (err) {
-      setError(err);
+      const page = await call<WebhookEventPage>(session, 'GET', withQuery('/admin/webhooks', { status, tenant_id: session.tenant, limit: WEBHOOK_PAGE, cursor: after }));
+      if (mine !== generation.current) return;
+      setEvents((shown) => (after === null || shown === null ? page.events : [...shown, ...page.events]));
+      setCursor(page.next_cursor);
+    } catch (e) {
+      if (mine === generation.current) setError(e);
+    } finally {
+      if (mine === generation.current) setLoading(false);
     }
   }
+  useEffect(() => {
+    setEvents(null);
+    setCursor(null);
+    void load(null);
+  }, [session, status, tick]);
+  const label = WEBHOOK_STATUS_FILTERS.find((f) => f.value === status)?.label ?? status;
   return (
-    <>
-      <form class="toolbar" onSubmit={open} aria-label="Open a webhook event">
-        <label>
-          Event id
-          <input name="webhook-event-id" value={id} onInput={(e) => setId(e.currentTarget.value)} placeholder="X-Webhook-Event-Id" spellcheck={false} />
-        </label>
-        <button type="submit" disabled={id.trim() === ''}>
-          Open event
-        </button>
-      </form>
+    <section aria-label="Webhook events">
+      <h3>Events</h3>
+      <label>
+        Status
+        <select name="webhook-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+          {WEBHOOK_STATUS_FILTERS.map((f) => (
+            <option value={f.value} key={f.value}>
+              {f.label}
+            </option>
+          ))}
+        </select>
+      </label>
       {error ? <ErrorView error={error} /> : null}
-      {event ? <WebhookEventView event={event} /> : null}
-    </>
+      {events === null && !error ? <Loading what="webhook events" /> : null}
+      {events && events.length === 0 ? <Empty>No webhook event{status ? ` among the ${label}` : ''}.</Empty> : null}
+      {events && events.length > 0 ? <WebhookEventsTable events={events} opened={opened} onOpen={onOpen} onRequeue={onRequeue} /> : null}
+      {events && cursor ? (
+        <button type="button" disabled={loading} onClick={() => load(cursor)}>
+          More
+        </button>
+      ) : null}
+    </section>
+  );
+}
+
+/** Events per page of the list: a screenful; More brings the next. */
+const WEBHOOK_PAGE = 20;
+
+/**
+ * One event by id (a receiver gets it as `X-Webhook-Event-Id`; the service log names it). Every
+ * tenant's event is found (the operator route has no tenant filter); an unknown id shows the 404
+ * envelope.
+ */
+function WebhookEventLookup({ onOpen }: { onOpen: (id: string) => void }) {
+  const [id, setId] = useState('');
+  function submit(e: Event) {
+    e.preventDefault();
+    onOpen(id.trim());
+  }
+  return (
+    <form class="toolbar" onSubmit={submit} aria-label="Open a webhook event">
+      <label>
+        Event id
+        <input name="webhook-event-id" value={id} onInput={(e) => setId(e.currentTarget.value)} placeholder="X-Webhook-Event-Id" spellcheck={false} />
+      </label>
+      <button type="submit" disabled={id.trim() === ''}>
+        Open event
+      </button>
+    </form>
   );
 }
 
