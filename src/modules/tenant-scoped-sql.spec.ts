@@ -262,6 +262,10 @@ calls(new WebhooksRepository(), {
   claimDue: [(r, em) => r.claimDue(em, everyTenant, 1, 1000)],
   recordAttempt: [(r, em) => r.recordAttempt(em, everyTenant, ID, 0, { status: 'delivered', statusCode: 200 })],
   findById: [(r, em) => r.findById(em, operator, ID)],
+  page: [
+    (r, em) => r.page(em, operator, { before: null, limit: 2, maxBytes: 1000 }),
+    (r, em) => r.page(em, operator, { status: 'dead_letter', subjectId: 's', event: 'e', before: { at: '2026-01-01T00:00:00.000000Z', id: ID }, limit: 2, maxBytes: 1000 }),
+  ],
   counts: [(r, em) => r.counts(em, operator)],
   pruneBatch: [(r, em) => r.pruneBatch(em, everyTenant, 'delivered', 1, 1)],
   requeueDead: [(r, em) => r.requeueDead(em, operator, [ID], 1)],
