@@ -65,12 +65,24 @@ export function rawRequest(
 /** JSON request helper for workloads (fetch, bounded by a timeout). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- workload answers are read loosely
 export async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}, timeoutMs = 15_000): Promise<{ status: number; body: any; headers: Headers }> {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
-    body: body === undefined ? undefined : JSON.stringify(body),
-    signal: AbortSignal.timeout(timeoutMs),
-  });
+  const send = () =>
+    fetch(`${base}${path}`, {
+      method,
+      headers: { ...(body === undefined ? {} : { 'Content-Type': 'application/json' }), ...headers },
+      body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+  let res: Response;
+  try {
+    res = await send();
+  } catch (err) {
+    // fetch reuses pooled keep-alive connections; on a starved test process it can pick one the
+    // server is closing as idle (Node's 5 s keepAliveTimeout), and writing a large body to it
+    // fails with EPIPE. The server never read that body, so sending it again on a fresh
+    // connection is the same request, not a second one.
+    if ((err as { cause?: { code?: string } }).cause?.code !== 'EPIPE') throw err;
+    res = await send();
+  }
   const text = await res.text();
   let parsed: unknown = text;
   try {
