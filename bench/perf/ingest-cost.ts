@@ -1,7 +1,7 @@
 /**
  * Where a single-episode request's cost goes (issue 22): `npm run build && node
  * dist/bench/perf/ingest-cost.js [--requests 600] [--pg-admin-url URL] [--cpu-prof DIR]
- * [--group-commit true|false] [--open] [--main path/to/dist/src/main.js]`. PostgreSQL only.
+ * [--group-commit true|false] [--open] [--main path/to/dist/src/main.js] [--batch 100]`. PostgreSQL only.
  *
  * Starts the built service (as `npm run start:prod` does) on a fresh database reached through a
  * small PostgreSQL wire-protocol proxy on a local port, then POSTs `--requests` episodes of one
@@ -22,6 +22,12 @@
  * does; `--open` runs it without one (open access then reads the api_keys table on every request,
  * by design: one more round trip). `--main` measures another build (e.g. a checkout of main) for
  * a before/after comparison; run the two alternately (A B B A), the machine drifts.
+ *
+ * `--batch N` measures `POST /v1/episodes/batch` instead: each request carries N episodes (of one
+ * subject, with sessions, no idempotency keys, as the throughput bench sends them), at concurrency
+ * 1 and then 2 (the issue's batch figures), and every per-request figure is also divided by N:
+ * the batch target is a share of pgbench's 100-rows-per-transaction rate, so the cost per row
+ * is what to compare. `--requests` then counts batches (default 60); no health step.
  *
  * `--cpu-prof DIR` runs the service with `node --cpu-prof --cpu-prof-dir DIR`: the V8 profile is
  * written when it stops (open it in Chrome DevTools or speedscope). The machine is shared, so
@@ -152,7 +158,9 @@ const SETTLE_MS = 1500;
 
 async function main(): Promise<void> {
   const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
-  const n = Number(arg('requests', '600'));
+  const batch = Number(arg('batch', '0'));
+  const n = Number(arg('requests', batch > 0 ? '60' : '600'));
+  const per = Math.max(batch, 1);
   const profDir = arg('cpu-prof');
   const groupCommit = arg('group-commit', 'true')!;
   const open = process.argv.includes('--open');
@@ -175,17 +183,22 @@ async function main(): Promise<void> {
     const api = client(svc.base, open ? {} : { 'x-api-key': apiKey });
     const warm = episodesFor('ingest-cost-warm', 100, 1);
     await load(warm.length, 8, (i) => api.call('POST', '/v1/episodes', warm[i]));
+    // The batch path warmed too (its statement prepared on the pool's connections, V8 optimised).
+    if (batch > 0) await load(10, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: episodesFor(`ingest-cost-warm-${i}`, batch, 2) }));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const subject = 'ingest-cost';
-    const eps = episodesFor(subject, 2 * n, 7);
-    lines.push(`single-episode ingest cost per request (PostgreSQL, group commit ${groupCommit}, ${open ? 'open access' : 'API key'}, ${n} requests per step, one subject growing to ${2 * n} episodes)`);
-    lines.push('conc  req/s    p50 ms  p99 ms  round trips  service CPU ms  database CPU ms');
-    for (const [step, c] of [1, 8].entries()) {
+    const eps = episodesFor(subject, 2 * n * per, 7);
+    // One request: a single episode, or the next `batch` of them.
+    const send = (i: number) => (batch > 0 ? api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * batch, (i + 1) * batch) }) : api.call('POST', '/v1/episodes', eps[i]));
+    const what = batch > 0 ? `batch ingest (${batch} episodes per request)` : 'single-episode ingest';
+    lines.push(`${what} cost per request (PostgreSQL, group commit ${groupCommit}, ${open ? 'open access' : 'API key'}, ${n} requests per step, one subject growing to ${2 * n * per} episodes)`);
+    lines.push(`conc  req/s    p50 ms  p99 ms  round trips  service CPU ms  database CPU ms${batch > 0 ? '  | per episode: service CPU ms  database CPU ms  episodes/s' : ''}`);
+    for (const [step, c] of (batch > 0 ? [1, 2] : [1, 8]).entries()) {
       const pids = await backendPids(db.url);
       const sum = (ps: number[]) => ps.reduce((t, p) => t + cpuMs(p), 0);
       proxy.reset();
       const s0 = cpuMs(svc.pid!), d0 = sum(pids);
-      const r = await load(n, c, (i) => api.call('POST', '/v1/episodes', eps[step * n + i]));
+      const r = await load(n, c, (i) => send(step * n + i));
       await new Promise((res) => setTimeout(res, SETTLE_MS));
       // Backends opened during the step (the pool grows under concurrency) are counted too.
       const after = [...new Set([...pids, ...(await backendPids(db.url))])];
@@ -194,17 +207,22 @@ async function main(): Promise<void> {
       const trips = proxy.roundTrips / n;
       const s = summarise(r.samples, r.wallMs);
       const top = [...proxy.statements].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([sql, k]) => ({ per_request: Math.round((k / n) * 1000) / 1000, sql }));
-      const row = { concurrency: c, ...s, round_trips: Math.round(trips * 1000) / 1000, service_cpu_ms: Math.round(service * 100) / 100, database_cpu_ms: Math.round(database * 100) / 100, statements: top };
+      const perEpisode = batch > 0 ? { episode_service_cpu_ms: Math.round((service / batch) * 1000) / 1000, episode_database_cpu_ms: Math.round((database / batch) * 1000) / 1000, episodes_per_s: Math.round(s.throughput_per_s * batch) } : {};
+      const row = { concurrency: c, ...s, round_trips: Math.round(trips * 1000) / 1000, service_cpu_ms: Math.round(service * 100) / 100, database_cpu_ms: Math.round(database * 100) / 100, ...perEpisode, statements: top };
       out.push(row);
-      lines.push(`c${String(c).padEnd(4)}${String(s.throughput_per_s).padEnd(9)}${String(s.p50).padEnd(8)}${String(s.p99).padEnd(8)}${String(row.round_trips).padEnd(13)}${String(row.service_cpu_ms).padEnd(16)}${row.database_cpu_ms}`);
+      const tail = batch > 0 ? `${''.padEnd(17)}${String(perEpisode.episode_service_cpu_ms).padEnd(16)}${String(perEpisode.episode_database_cpu_ms).padEnd(17)}${perEpisode.episodes_per_s}` : '';
+      lines.push(`c${String(c).padEnd(4)}${String(s.throughput_per_s).padEnd(9)}${String(s.p50).padEnd(8)}${String(s.p99).padEnd(8)}${String(row.round_trips).padEnd(13)}${String(row.service_cpu_ms).padEnd(16)}${String(row.database_cpu_ms).padEnd(17)}${tail}`.trimEnd());
       for (const t of top) lines.push(`        ${t.per_request.toFixed(3)}/req  ${t.sql}`);
     }
     // The recomputation an ingestion triggers, at the subject's final size (GET health runs the same).
-    const h0 = cpuMs(svc.pid!);
-    const hr = await load(20, 1, () => api.call('GET', `/v1/subjects/${subject}/health`));
-    const health = { episodes: 2 * n, service_cpu_ms: (cpuMs(svc.pid!) - h0) / 20, ...summarise(hr.samples, hr.wallMs) };
-    out.push({ health_recompute: health });
-    lines.push(`health recomputation at ${2 * n} episodes (GET health, 20 calls): p50 ${health.p50} ms, service CPU ${health.service_cpu_ms} ms per call`);
+    // Not for batches: the subject is then 100× larger, another question.
+    if (batch === 0) {
+      const h0 = cpuMs(svc.pid!);
+      const hr = await load(20, 1, () => api.call('GET', `/v1/subjects/${subject}/health`));
+      const health = { episodes: 2 * n * per, service_cpu_ms: (cpuMs(svc.pid!) - h0) / 20, ...summarise(hr.samples, hr.wallMs) };
+      out.push({ health_recompute: health });
+      lines.push(`health recomputation at ${2 * n * per} episodes (GET health, 20 calls): p50 ${health.p50} ms, service CPU ${health.service_cpu_ms} ms per call`);
+    }
   } finally {
     await svc.stop();
     await proxy.close();

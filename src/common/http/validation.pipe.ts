@@ -3,6 +3,7 @@ import { refuseReservedSubjects } from 'src/common/auth/reserved-subjects';
 import { RequestContext } from 'src/common/context/request-context';
 import { AppError, FieldProblem } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
+import { fastBody } from './fast-body';
 import { findJsonProblem } from './json-safety';
 
 class ValidationFailure extends Error {
@@ -45,14 +46,18 @@ export class AppValidationPipe extends ValidationPipe {
     if (where === 'body' && metadata.metatype && metadata.metatype !== Object && (value === null || typeof value !== 'object' || Array.isArray(value))) {
       throw AppError.validation(['body'], 'a JSON object is required', 'model_attributes_type');
     }
-    let valid: unknown;
-    try {
-      valid = await super.transform(value, metadata);
-    } catch (err) {
-      if (err instanceof ValidationFailure) {
-        throw new AppError(ErrorCode.ValidationError, 'Request validation failed', flatten(err.errors, [where]));
+    // Valid bodies of simple DTOs (episodes, batches) skip the generic walk; anything else, and
+    // every invalid body, goes through the full pipe for its exact errors (fast-body.ts).
+    let valid: unknown = metadata.type === 'body' && metadata.metatype ? fastBody(metadata.metatype, value) : null;
+    if (valid === null) {
+      try {
+        valid = await super.transform(value, metadata);
+      } catch (err) {
+        if (err instanceof ValidationFailure) {
+          throw new AppError(ErrorCode.ValidationError, 'Request validation failed', flatten(err.errors, [where]));
+        }
+        throw err;
       }
-      throw err;
     }
     // Every client-facing input (REST and MCP tool arguments) passes here: the one place the
     // reserved snapshot namespace is closed to client-role keys.
