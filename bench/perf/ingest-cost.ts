@@ -28,6 +28,9 @@
  * 1 and then 2 (the issue's batch figures), and every per-request figure is also divided by N:
  * the batch target is a share of pgbench's 100-rows-per-transaction rate, so the cost per row
  * is what to compare. `--requests` then counts batches (default 60); no health step.
+ * `--sessions false` sends the episodes without session ids, so they mark no subject's health for
+ * recomputation: the request's own cost without the background work (which, on this one subject
+ * of thousands of sessions, costs more than the batches themselves).
  *
  * `--cpu-prof DIR` runs the service with `node --cpu-prof --cpu-prof-dir DIR`: the V8 profile is
  * written when it stops (open it in Chrome DevTools or speedscope). The machine is shared, so
@@ -78,6 +81,10 @@ export class CountingPgProxy {
 
   private handle(client: Socket): void {
     const server = connect(this.target.port, this.target.host);
+    // As node-postgres sets on its own socket: with Nagle's algorithm on, a message written in two
+    // segments waits for the peer's delayed ACK (~40 ms on Linux), and the proxy would add that.
+    client.setNoDelay(true);
+    server.setNoDelay(true);
     this.sockets.add(client).add(server);
     const prepared = new Map<string, string>();
     let buf: Buffer = Buffer.alloc(0);
@@ -187,11 +194,12 @@ async function main(): Promise<void> {
     if (batch > 0) await load(10, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: episodesFor(`ingest-cost-warm-${i}`, batch, 2) }));
     await new Promise((r) => setTimeout(r, SETTLE_MS));
     const subject = 'ingest-cost';
-    const eps = episodesFor(subject, 2 * n * per, 7);
+    const sessions = arg('sessions', 'true') !== 'false';
+    const eps = episodesFor(subject, 2 * n * per, 7).map((e) => (sessions ? e : { ...e, session_id: undefined }));
     // One request: a single episode, or the next `batch` of them.
     const send = (i: number) => (batch > 0 ? api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * batch, (i + 1) * batch) }) : api.call('POST', '/v1/episodes', eps[i]));
     const what = batch > 0 ? `batch ingest (${batch} episodes per request)` : 'single-episode ingest';
-    lines.push(`${what} cost per request (PostgreSQL, group commit ${groupCommit}, ${open ? 'open access' : 'API key'}, ${n} requests per step, one subject growing to ${2 * n * per} episodes)`);
+    lines.push(`${what} cost per request (PostgreSQL, group commit ${groupCommit}, ${open ? 'open access' : 'API key'}${sessions ? '' : ', no sessions'}, ${n} requests per step, one subject growing to ${2 * n * per} episodes)`);
     lines.push(`conc  req/s    p50 ms  p99 ms  round trips  service CPU ms  database CPU ms${batch > 0 ? '  | per episode: service CPU ms  database CPU ms  episodes/s' : ''}`);
     for (const [step, c] of (batch > 0 ? [1, 2] : [1, 8]).entries()) {
       const pids = await backendPids(db.url);

@@ -170,6 +170,26 @@ describe('POST /v1/episodes/batch', () => {
     expect(new Set(ids).size).toBe(3);
     expect(await stored(t)).toBe(3);
   });
+
+  it('answers with the JSON as the database stored it: keys in jsonb order, numbers and duplicate keys as jsonb keeps them', async () => {
+    // The rows are not read back after the INSERT (EpisodesService.insert): the answer must still
+    // be what a read of the stored rows gives, byte for byte.
+    const body = `{"episodes": [
+      {"subject_id": "order", "source": "user", "type": "note", "payload": {"zeta": 1, "b": {"long_key": [1.0, 1e21, 1e-7, -0, 12345678901234567890], "a": "x"}, "10": true, "9": null, "é": "e", "\uff21": 1, "\ud83d\ude00": 2, "dup": 1, "dup": 2}, "metadata": {"z": {}, "a": []}},
+      {"subject_id": "order", "source": "user", "type": "note", "payload": {"messages": [{"role": "user", "content": "hi"}]}, "provenance": {"source_system": "crm", "id": 7}}
+    ]}`;
+    const res = await request(t.http).post('/v1/episodes/batch').set('content-type', 'application/json').send(body).expect(201);
+    for (const e of res.body.episodes as { id: string; payload: unknown; metadata: unknown; provenance: unknown }[]) {
+      const [row] = await t.ds.query('SELECT payload::text AS payload, metadata::text AS metadata, provenance::text AS provenance FROM episodes WHERE id = $1', [e.id]);
+      for (const field of ['payload', 'metadata', 'provenance'] as const) expect(JSON.stringify(e[field])).toBe(JSON.stringify(JSON.parse(row[field])));
+    }
+    expect(JSON.stringify(res.body.episodes[0].payload)).toBe(
+      '{"9":null,"10":true,"b":{"a":"x","long_key":[1,1e+21,1e-7,0,12345678901234567000]},"é":"e","dup":2,"\uff21":1,"zeta":1,"\u{1F600}":2}',
+    );
+    // A single episode is written by the same INSERT.
+    const one = await request(t.http).post('/v1/episodes').send(item({ payload: { zz: 1, a: { cc: 1, b: 2 } } })).expect(201);
+    expect(JSON.stringify(one.body.payload)).toBe('{"a":{"b":2,"cc":1},"zz":1}');
+  });
 });
 
 describe('event rows are written with the episodes (WEBHOOK_URL set)', () => {

@@ -19,6 +19,7 @@ import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow, NewEpisode } from 'src/modules/episodes/episode.entity';
 import { episodeText } from 'src/compiler/episode-text';
+import { asJsonb } from 'src/db/jsonb-order';
 import { EpisodesRepository } from './episodes.repository';
 import { needsTransaction } from './ingest-group';
 
@@ -204,9 +205,11 @@ export class EpisodesService {
     const created: EpisodeRow[] = [];
     const byId = new Map<string, EpisodeRow>();
     const existing = new Map<string, EpisodeRow>();
+    const draftOf = new Map(drafts.map((d) => [d.id, d]));
     let toInsert = drafts;
     for (let round = 1; toInsert.length > 0; round++) {
-      for (const row of await this.repo.insertMany(em, scope, toInsert)) {
+      for (const inserted of await this.repo.insertMany(em, scope, toInsert)) {
+        const row = storedRow(draftOf.get(inserted.id)!, inserted);
         created.push(row);
         byId.set(row.id, row);
       }
@@ -226,4 +229,25 @@ export class EpisodesService {
     const rows = drafts.map((d) => byId.get(d.id) ?? existing.get(d.idempotency_key!)!);
     return { rows, created };
   }
+}
+
+/**
+ * The row an INSERT stored, from what the service sent and what the database added: exactly what
+ * `RETURNING` the whole row gave (JSON as jsonb returns it, asJsonb; a new row is not compiled).
+ */
+function storedRow(draft: NewEpisode, inserted: { id: string; tenant_id: string | null; created_at: Date }): EpisodeRow {
+  return {
+    id: inserted.id,
+    tenant_id: inserted.tenant_id,
+    subject_id: draft.subject_id,
+    session_id: draft.session_id,
+    source: draft.source,
+    type: draft.type,
+    payload: asJsonb(draft.payload),
+    metadata: asJsonb(draft.metadata),
+    provenance: asJsonb(draft.provenance),
+    content_text: draft.content_text,
+    created_at: inserted.created_at,
+    last_compiled_at: null,
+  };
 }
