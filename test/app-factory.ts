@@ -19,7 +19,7 @@ export interface TestApp {
 }
 
 /** Every table a test can write; emptied before each test file so no file depends on the order they run in. */
-export const ALL_TABLES = 'episodes, memories, compile_jobs, webhook_events, webhook_event_counts, resolutions, health_cache, health_refresh_marks, snapshots, rate_limits, receipts, policy_bundles, memory_revisions, api_keys';
+export const ALL_TABLES = 'episodes, memories, compile_jobs, webhook_events, webhook_event_counts, resolutions, health_cache, health_refresh_marks, health_history, snapshots, rate_limits, receipts, policy_bundles, memory_revisions, api_keys';
 
 export function testEnv(env: Record<string, string> = {}): NodeJS.ProcessEnv {
   return {

@@ -8,6 +8,7 @@ import { PolicyBundleEntity } from 'src/modules/policy/policy-bundle.entity';
 import { ReceiptEntity } from 'src/modules/receipts/receipt.entity';
 import { SnapshotEntity } from 'src/modules/snapshots/snapshot.entity';
 import { HealthCacheEntity } from 'src/modules/support/health-cache.entity';
+import { HealthHistoryEntity } from 'src/modules/support/health-history.entity';
 import { HealthRefreshMarkEntity } from 'src/modules/support/health-refresh-mark.entity';
 import { ResolutionEntity } from 'src/modules/support/resolution.entity';
 import { WebhookEventCountEntity } from 'src/modules/webhooks/webhook-event-count.entity';
@@ -27,6 +28,7 @@ export const ENTITIES = [
   ResolutionEntity,
   HealthCacheEntity,
   HealthRefreshMarkEntity,
+  HealthHistoryEntity,
   SnapshotEntity,
   ReceiptEntity,
   PolicyBundleEntity,
@@ -35,4 +37,4 @@ export const ENTITIES = [
 ];
 
 /** Tables that carry tenant_id: reached only through the tenant-scoped repository base. */
-export const TENANT_TABLES = ['episodes', 'memories', 'compile_jobs', 'webhook_events', 'webhook_event_counts', 'resolutions', 'health_cache', 'health_refresh_marks', 'snapshots', 'receipts', 'policy_bundles', 'memory_revisions'] as const;
+export const TENANT_TABLES = ['episodes', 'memories', 'compile_jobs', 'webhook_events', 'webhook_event_counts', 'resolutions', 'health_cache', 'health_refresh_marks', 'health_history', 'snapshots', 'receipts', 'policy_bundles', 'memory_revisions'] as const;

@@ -20,6 +20,7 @@ import { TenantRowSecurity1700000000018 } from '../../migrations/0018_tenant_row
 import { ReceiptCopies1700000000019 } from '../../migrations/0019_receipt_copies';
 import { ReceiptBodyText1700000000020 } from '../../migrations/0020_receipt_body_text';
 import { TypeormSchema1700000000021 } from '../../migrations/0021_typeorm_schema';
+import { HealthHistory1700000000022 } from '../../migrations/0022_health_history';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -48,11 +49,13 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   ReceiptCopies1700000000019,
   ReceiptBodyText1700000000020,
   TypeormSchema1700000000021,
+  HealthHistory1700000000022,
 ];
 
-export const EXPECTED_HEAD = '0021_typeorm_schema';
+export const EXPECTED_HEAD = '0022_health_history';
 /**
- * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1). Not
- * 0018: it only adds row-level security policies, which this version satisfies and can do without.
+ * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1): every
+ * health recomputation appends to health_history, which 0022 creates. (0018 only adds row-level
+ * security policies, which this version satisfies and can do without.)
  */
-export const MINIMUM_COMPATIBLE = '0017_health_refresh_marks';
+export const MINIMUM_COMPATIBLE = '0022_health_history';

@@ -22,6 +22,7 @@ const OWNER: Record<string, string> = {
   resolutions: 'support',
   health_cache: 'support',
   health_refresh_marks: 'support',
+  health_history: 'support',
   webhook_events: 'webhooks',
   webhook_event_counts: 'webhooks',
   snapshots: 'snapshots',

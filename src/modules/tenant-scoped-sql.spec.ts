@@ -252,6 +252,8 @@ calls(new SupportRepository(), {
   insertCachedHealth: [(r, em) => r.insertCachedHealth(em, scope, { subject_id: 's', state: 'healthy', score: 1, factors: [] } as never)],
   updateCachedHealth: [(r, em) => r.updateCachedHealth(em, scope, { subject_id: 's', state: 'healthy', score: 1, factors: [] } as never)],
   deleteSubject: [(r, em) => r.deleteSubject(em, scope, 's')],
+  appendHealthPoint: [(r, em) => r.appendHealthPoint(em, scope, 's', { score: 50, state: 'watch', at: AT })],
+  healthHistory: [(r, em) => r.healthHistory(em, scope, 's', 10)],
   takeRefreshMark: [(r, em) => r.takeRefreshMark(em, scope, 's')],
   staleRefreshMarks: [(r, em) => r.staleRefreshMarks(em, everyTenant, 1000, 1)],
 });

@@ -39,6 +39,8 @@ describe('DELETE /v1/subjects/{id} with a deletion receipt', () => {
     const res = await request(t.http).delete(`/v1/subjects/${sid}`).expect(200);
     expect(res.body).toMatchObject({ subject_id: sid, episodes_deleted: 4, resolutions_deleted: 1, receipts_deleted: 2, compile_jobs_deleted: 1, health_state_deleted: 1 });
     expect(res.body.events_deleted).toBeGreaterThan(3);
+    // The health recomputations (ingestion, resolution, health read, handoff) left at least one point.
+    expect(res.body.health_history_deleted).toBeGreaterThanOrEqual(1);
     const receipt = res.body.deletion_receipt;
     expect(receipt).toMatchObject({ subject_id: sid, tenant_id: null, key_id: 'del1', algorithm: 'hmac-sha256-canonical-v1' });
     expect(receipt.counts).toEqual({
@@ -47,6 +49,7 @@ describe('DELETE /v1/subjects/{id} with a deletion receipt', () => {
       compile_jobs: 1,
       resolutions: 1,
       health_state: 1,
+      health_history: res.body.health_history_deleted,
       receipts: 2,
       events: res.body.events_deleted,
     });
@@ -57,7 +60,7 @@ describe('DELETE /v1/subjects/{id} with a deletion receipt', () => {
     // Every table of the schema, every column (the row as text): nothing names the subject or
     // holds its words, except the subject.deleted notice, which carries the id and counts only.
     const tables: { table_name: string }[] = await t.ds.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`);
-    expect(tables.map((r) => r.table_name)).toEqual(expect.arrayContaining(['episodes', 'memories', 'receipts', 'memory_revisions', 'webhook_events', 'compile_jobs']));
+    expect(tables.map((r) => r.table_name)).toEqual(expect.arrayContaining(['episodes', 'memories', 'receipts', 'memory_revisions', 'webhook_events', 'compile_jobs', 'health_history']));
     for (const { table_name } of tables) {
       const rows = await t.ds.query(
         `SELECT x::text AS row FROM "${table_name}" x WHERE (strpos(x::text, $1) > 0 OR strpos(x::text, 'quokka') > 0)

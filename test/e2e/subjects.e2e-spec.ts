@@ -71,8 +71,8 @@ describe('subjects, timeline and deletion', () => {
     expect(memories).toBeGreaterThan(0);
 
     const res = await request(t.http).delete(`/v1/subjects/${encodeURIComponent(sid)}`).expect(200);
-    expect(res.body).toMatchObject({ subject_id: sid, episodes_deleted: 2, memories_deleted: memories, resolutions_deleted: 1, receipts_deleted: 0, health_state_deleted: 1 });
-    for (const table of ['episodes', 'memories', 'compile_jobs', 'resolutions', 'health_cache']) {
+    expect(res.body).toMatchObject({ subject_id: sid, episodes_deleted: 2, memories_deleted: memories, resolutions_deleted: 1, receipts_deleted: 0, health_state_deleted: 1, health_history_deleted: 1 });
+    for (const table of ['episodes', 'memories', 'compile_jobs', 'resolutions', 'health_cache', 'health_history']) {
       const left = await t.ds.query(`SELECT count(*)::int AS n FROM ${table} WHERE subject_id = $1`, [sid]);
       expect({ table, n: left[0].n }).toEqual({ table, n: 0 });
     }

@@ -15,6 +15,7 @@ export interface ErasedSubject {
   compileJobs: number;
   resolutions: number;
   healthCache: number;
+  healthHistory: number;
   receipts: number;
 }
 
@@ -41,8 +42,8 @@ export class SubjectLifecycleService {
   }
 
   /**
-   * Erases the subject's episodes, memories, compile jobs, resolutions, cached health and
-   * receipts (they hold the task text, which can name the person: docs/governance.md) inside
+   * Erases the subject's episodes, memories, compile jobs, resolutions, cached health, health
+   * history and receipts (they hold the task text, which can name the person: docs/governance.md) inside
    * `em`'s transaction, under the subject's lock (memories first: MemoriesService.deleteSubject
    * takes it). Stored events and notices are the caller's (SubjectsService.delete).
    */
@@ -51,7 +52,7 @@ export class SubjectLifecycleService {
     const episodes = await this.episodes.deleteSubject(em, scope, subjectId);
     const support = await this.support.deleteSubject(em, scope, subjectId);
     const receipts = await this.receipts.deleteSubject(em, scope, subjectId);
-    return { episodes, memories: memories.memories, compileJobs: memories.compileJobs, resolutions: support.resolutions_deleted, healthCache: support.health_cache_deleted, receipts };
+    return { episodes, memories: memories.memories, compileJobs: memories.compileJobs, resolutions: support.resolutions_deleted, healthCache: support.health_cache_deleted, healthHistory: support.health_history_deleted, receipts };
   }
 
   /**

@@ -69,7 +69,7 @@ export class SubjectsService {
 
   /**
    * Erases everything stored for the subject in one transaction (episodes, memories, compile
-   * jobs, resolutions, cached health), so a re-used id starts clean. An unknown subject is a
+   * jobs, resolutions, cached health and its history), so a re-used id starts clean. An unknown subject is a
    * 200 with zero counts (compat.md: clients delete a fresh subject first).
    */
   async delete(ctx: Ctx, subjectId: string): Promise<DeleteSubjectResultDto> {
@@ -87,6 +87,7 @@ export class SubjectsService {
         compile_jobs: erased.compileJobs,
         resolutions: erased.resolutions,
         health_state: erased.healthCache,
+        health_history: erased.healthHistory,
         receipts: erased.receipts,
         events: eventsDeleted,
       };
@@ -96,6 +97,7 @@ export class SubjectsService {
         receipts_deleted: counts.receipts,
         compile_jobs_deleted: counts.compile_jobs,
         health_state_deleted: counts.health_state,
+        health_history_deleted: counts.health_history,
         events_deleted: counts.events,
         deletion_receipt: this.receipts.certifyDeletion(ctx.scope, subjectId, counts),
       };

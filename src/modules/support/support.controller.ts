@@ -5,6 +5,7 @@ import type { Ctx } from 'src/common/context/request-context';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
 import { HandoffPackDto, HandoffRequestDto } from './dto/handoff.dto';
 import { SubjectParamDto } from 'src/modules/subjects/dto/subjects.dto';
+import { HealthHistoryDto, HealthHistoryQueryDto } from './dto/health-history.dto';
 import { HealthResultDto } from './dto/health.dto';
 import { ListResolutionsQueryDto, ResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
 import { SlaQueryDto, SlaResultDto } from './dto/sla.dto';
@@ -40,6 +41,16 @@ export class SupportController {
   @ApiOkResponse({ type: HealthResultDto })
   health(@ReqCtx() ctx: Ctx, @Param() params: SubjectParamDto): Promise<HealthResultDto> {
     return this.support.health(ctx, params.subject_id);
+  }
+
+  /**
+   * The subject's health over time, oldest first: a point each time a recomputation changed the
+   * score or state (the newest 200 are kept). Another tenant's or an unknown subject has none.
+   */
+  @Get('subjects/:subject_id/health/history')
+  @ApiOkResponse({ type: HealthHistoryDto })
+  healthHistory(@ReqCtx() ctx: Ctx, @Param() params: SubjectParamDto, @Query() query: HealthHistoryQueryDto): Promise<HealthHistoryDto> {
+    return this.support.healthHistory(ctx, params.subject_id, query.limit);
   }
 
   /** First-response and resolution figures per session; an unknown subject has zero sessions. */

@@ -1,9 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
+import { entityRow, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { MAX_HEALTH_HISTORY_LIMIT } from './dto/health-history.dto';
 import type { ResolutionRow } from './dto/resolution.dto';
+import { HealthHistoryEntity } from './health-history.entity';
 import type { HealthFactor, HealthState, ResolutionStatus } from './support.types';
 
 export interface ResolutionDraft {
@@ -27,16 +30,27 @@ export interface HealthToCache {
   factors: HealthFactor[];
 }
 
+/**
+ * Points of health history kept per subject: an append deletes older ones in the same statement,
+ * so one subject's history is at most this many rows (GET …/health/history reads at most that).
+ */
+export const HEALTH_HISTORY_KEPT = MAX_HEALTH_HISTORY_LIMIT;
+
+const HEALTH_POINT_ROW = entityRow(HealthHistoryEntity, ['score', 'state', 'recorded_at'] as const);
+export type HealthPointRow = typeof HEALTH_POINT_ROW.row;
+const DELETED = rowOf<{ deleted: number }>({ deleted: true });
+
 const RESOLUTION_COLUMNS = raw(`id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata, created_at, updated_at`);
 
 /**
- * The Support module's two tables: `resolutions` (one record per tenant, subject and session)
- * and `health_cache` (the last computed health per tenant and subject). Both unique indexes
- * treat a NULL tenant as '' so single-tenant rows have one key too (migrations 0008, 0012).
+ * The Support module's tables: `resolutions` (one record per tenant, subject and session),
+ * `health_cache` (the last computed health per tenant and subject), `health_refresh_marks` and
+ * `health_history` (the bounded trend of each subject's health). The indexes treat a NULL tenant
+ * as '' so single-tenant rows have one key too (migrations 0008, 0012, 0017, 0022).
  */
 @Injectable()
 export class SupportRepository extends TenantScopedRepository {
-  protected readonly table = 'resolutions/health_cache/health_refresh_marks';
+  protected readonly table = 'resolutions/health_cache/health_refresh_marks/health_history';
 
   /**
    * Creates or updates the record of (subject, session) in one statement, so two concurrent
@@ -106,11 +120,51 @@ export class SupportRepository extends TenantScopedRepository {
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${health.subject_id}`);
   }
 
-  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number }> {
+  async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number; healthHistory: number }> {
     const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
     const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
+    const [history] = await this.scoped(em, scope, DELETED, (t) => sql`
+      WITH gone AS (DELETE FROM health_history WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS deleted FROM gone`);
     await this.takeRefreshMark(em, scope, subjectId);
-    return { resolutions: resolutions.length, healthCache: healthCache.length };
+    return { resolutions: resolutions.length, healthCache: healthCache.length, healthHistory: history.deleted };
+  }
+
+  /**
+   * Appends a point to the subject's health history unless its last point has the same score
+   * and state, and deletes the points beyond the newest HEALTH_HISTORY_KEPT, in one statement.
+   * Called under the health cache row lock (SupportService.recomputeHealth), so appends of one
+   * subject are serialised and "the last point" is not raced. The DELETE reads the snapshot from
+   * before the INSERT, so it keeps KEPT - 1 older points beside the new one.
+   */
+  async appendHealthPoint(em: DbHandle, scope: TenantScope, subjectId: string, point: { score: number; state: HealthState; at: Date }): Promise<void> {
+    await this.scoped(em, scope, NO_ROWS, (t) => sql`
+      WITH last AS (
+        SELECT score, state FROM health_history
+        WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
+        ORDER BY row_id DESC LIMIT 1
+      ), added AS (
+        INSERT INTO health_history (tenant_id, subject_id, score, state, recorded_at)
+        SELECT ${scope.insertValue}::varchar, ${subjectId}::varchar, ${point.score}::int, ${point.state}::varchar, ${point.at.toISOString()}::timestamptz
+        WHERE NOT EXISTS (SELECT 1 FROM last WHERE last.score = ${point.score}::int AND last.state = ${point.state}::varchar)
+        RETURNING 1
+      )
+      DELETE FROM health_history
+      WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} AND EXISTS (SELECT 1 FROM added)
+        AND row_id <= (
+          SELECT row_id FROM health_history
+          WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
+          ORDER BY row_id DESC OFFSET ${HEALTH_HISTORY_KEPT - 1} LIMIT 1)`);
+  }
+
+  /** The newest `limit` points of the subject's health history, oldest first. */
+  async healthHistory(em: DbHandle, scope: TenantScope, subjectId: string, limit: number): Promise<HealthPointRow[]> {
+    return this.scoped(em, scope, HEALTH_POINT_ROW, (t) => sql`
+      SELECT score, state, recorded_at FROM (
+        SELECT row_id, score, state, recorded_at FROM health_history
+        WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
+        ORDER BY row_id DESC LIMIT ${limit}) newest
+      ORDER BY row_id`);
   }
 
   /**

@@ -13,6 +13,7 @@ import { episodeEntry, memoryEntry, SelectedEntry } from 'src/modules/receipts/r
 import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { DEFAULT_HANDOFF_MAX_TOKENS, DEFAULT_HANDOFF_REASON, HandoffPackDto, HandoffRequestDto, toHandoffPackDto } from './dto/handoff.dto';
+import { DEFAULT_HEALTH_HISTORY_LIMIT, HealthHistoryDto, toHealthHistoryDto } from './dto/health-history.dto';
 import { HealthResultDto, toHealthResultDto } from './dto/health.dto';
 import { DEFAULT_RESOLUTION_STATUS, ListResolutionsQueryDto, ResolutionDto, toResolutionDto, UpsertResolutionDto } from './dto/resolution.dto';
 import { DEFAULT_FIRST_RESPONSE_THRESHOLD_MINUTES, DEFAULT_RESOLUTION_THRESHOLD_HOURS, SlaQueryDto, SlaResultDto, toSlaResultDto } from './dto/sla.dto';
@@ -167,6 +168,15 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     return toHealthResultDto(health, generatedAt);
   }
 
+  /**
+   * GET /v1/subjects/{id}/health/history: the newest `limit` points, oldest first. Read-only (a
+   * point is written by a recomputation, e.g. GET …/health); an unknown subject has none.
+   */
+  async healthHistory(ctx: Ctx, subjectId: string, limit = DEFAULT_HEALTH_HISTORY_LIMIT): Promise<HealthHistoryDto> {
+    const rows = await this.reads.read(ctx.scope, subjectId, (em) => this.repo.healthHistory(em, ctx.scope, subjectId, limit));
+    return toHealthHistoryDto(subjectId, rows);
+  }
+
   /** GET /v1/subjects/{id}/sla. Read-only; an unknown subject has zero sessions. */
   async sla(ctx: Ctx, subjectId: string, query: SlaQueryDto): Promise<SlaResultDto> {
     const inputs = await this.reads.read(ctx.scope, subjectId, (em) => this.loadInputs(em, ctx.scope, subjectId));
@@ -217,10 +227,14 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
 
   // For other modules, inside their transactions.
 
-  /** Removes the subject's resolutions and cached health (DELETE /v1/subjects/{id}). */
-  async deleteSubject(em: EntityManager, scope: AnyScope, subjectId: string): Promise<{ resolutions_deleted: number; health_cache_deleted: number }> {
+  /** Removes the subject's resolutions, cached health and health history (DELETE /v1/subjects/{id}). */
+  async deleteSubject(
+    em: EntityManager,
+    scope: AnyScope,
+    subjectId: string,
+  ): Promise<{ resolutions_deleted: number; health_cache_deleted: number; health_history_deleted: number }> {
     const deleted = await this.repo.deleteSubject(em, scope, subjectId);
-    return { resolutions_deleted: deleted.resolutions, health_cache_deleted: deleted.healthCache };
+    return { resolutions_deleted: deleted.resolutions, health_cache_deleted: deleted.healthCache, health_history_deleted: deleted.healthHistory };
   }
 
   /**
@@ -241,6 +255,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
    * on the lock, then reads inputs at least as new and compares with the state just written.
    * A subject never computed compares with healthy/100 (what it scored before its first
    * session); one with no sessions is not cached at all, so reading unknown ids stores nothing.
+   * A score or state that differs from the subject's last history point appends a new point.
    */
   async recomputeHealth(em: EntityManager, scope: TenantScope, subjectId: string): Promise<HealthComputation> {
     // Consumes the subject's durable refresh mark (if ingestion left one): this computation
@@ -264,6 +279,9 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
       } else {
         await this.repo.updateCachedHealth(em, scope, entry);
       }
+      // Under the cache row lock, in this transaction: a point exactly when the score or state
+      // moved since the subject's last point (the console's trend).
+      await this.repo.appendHealthPoint(em, scope, subjectId, { score: health.score, state: health.state, at: generatedAt });
       const event = healthTransitionEvent(cached ? { state: cached.state as HealthState, score: cached.score } : null, health, generatedAt);
       if (event) await this.webhooks.enqueue(em, scope, event.event, event.data);
       return { health, inputs, generatedAt };

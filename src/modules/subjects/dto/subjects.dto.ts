@@ -56,7 +56,7 @@ export class DeletionReceiptDto {
   @ApiProperty({ type: String, nullable: true })
   tenant_id: string | null;
   deleted_at: string;
-  /** Rows removed by kind: episodes, memories, compile_jobs, resolutions, health_state, receipts, events. */
+  /** Rows removed by kind: episodes, memories, compile_jobs, resolutions, health_state, health_history, receipts, events. */
   @ApiProperty({ type: 'object', additionalProperties: { type: 'integer' } })
   counts: Record<string, number>;
   /** Hex HMAC-SHA256 over the RFC 8785 text of {subject_id, tenant_id, deleted_at, counts}. */
@@ -77,6 +77,8 @@ export class DeleteSubjectResultDto {
   compile_jobs_deleted: number;
   /** Cached health state rows (0 or 1). */
   health_state_deleted: number;
+  /** Points of the subject's health history. */
+  health_history_deleted: number;
   /** Stored webhook events that named the subject (deleted, or the subject taken out of a batch event). */
   events_deleted: number;
   deletion_receipt: DeletionReceiptDto;
