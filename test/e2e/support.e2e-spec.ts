@@ -638,6 +638,7 @@ describe('support data of two tenants', () => {
   it('requires the tenant header on every support route', async () => {
     await request(t.http).get(`${path}/health`).expect(400);
     await request(t.http).get(`${path}/sla`).expect(400);
+    await request(t.http).get(`${path}/health/history`).expect(400);
     await request(t.http).get(`/v1/resolutions?subject_id=x`).expect(400);
     await request(t.http).post('/v1/resolutions').send({ subject_id: 'x', session_id: 'y' }).expect(400);
     await request(t.http).post('/v1/handoff').send({ subject_id: 'x', session_id: 'y' }).expect(400);
@@ -688,12 +689,17 @@ describe('support data of two tenants', () => {
     expect(await support.openSessionIds(t.ds.manager, TenantScope.of('tenant-b'), subject)).toEqual([]);
   });
 
-  it("deletes one tenant's resolutions and cached health of a subject, and nothing else", async () => {
+  it("deletes one tenant's resolutions, cached health and health history of a subject, and nothing else", async () => {
     const support = t.app.get(SupportService);
+    const history = (tenant: Record<string, string>) => request(t.http).get(`${path}/health/history`).set(tenant).expect(200);
+    // A's three recomputed scores (watch, then at_risk twice over); B's one.
+    expect((await history(A)).body.points.map((p: { state: string }) => p.state)).toEqual(['watch', 'at_risk', 'at_risk']);
     const deleted = await t.ds.transaction((em) => support.deleteSubject(em, TenantScope.of('tenant-a'), subject));
-    expect(deleted).toEqual({ resolutions_deleted: 2, health_cache_deleted: 1 });
+    expect(deleted).toEqual({ resolutions_deleted: 2, health_cache_deleted: 1, health_history_deleted: 3 });
     expect(await t.ds.query(`SELECT tenant_id FROM resolutions`)).toEqual([{ tenant_id: 'tenant-b' }]);
     expect(await t.ds.query(`SELECT tenant_id FROM health_cache`)).toEqual([{ tenant_id: 'tenant-b' }]);
+    expect((await history(A)).body.points).toEqual([]);
+    expect((await history(B)).body.points).toMatchObject([{ score: 100, state: 'healthy' }]);
     expect((await request(t.http).get(`/v1/resolutions?subject_id=${encodeURIComponent(subject)}`).set(A).expect(200)).body).toEqual([]);
   });
 });

@@ -2,6 +2,8 @@ import { useEffect, useState } from 'preact/hooks';
 import { call } from '../api.js';
 import type { Session } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
+import { HealthTrend } from '../components/health-trend.js';
+import type { HealthPoint } from '../components/health-trend.js';
 
 interface Health {
   score: number;
@@ -16,7 +18,7 @@ interface Sla {
 
 const secs = (n: number | null) => (n === null ? '—' : n < 120 ? `${Math.round(n)} s` : `${Math.round(n / 60)} min`);
 
-/** A subject's support picture: health with its factors, SLA per session, and the handoff pack on demand. */
+/** A subject's support picture: health with its factors and trend, SLA per session, and the handoff pack on demand. */
 export function SupportPanel({ session, subjectId, sessions }: { session: Session; subjectId: string; sessions: string[] }) {
   const [handoffSession, setHandoffSession] = useState('');
   const chosen = handoffSession || sessions[sessions.length - 1] || '';
@@ -24,6 +26,8 @@ export function SupportPanel({ session, subjectId, sessions }: { session: Sessio
   const [health, setHealth] = useState<Health | null>(null);
   const [sla, setSla] = useState<Sla | null>(null);
   const [error, setError] = useState<unknown>(null);
+  const [trend, setTrend] = useState<HealthPoint[] | null>(null);
+  const [trendError, setTrendError] = useState<unknown>(null);
   const [handoff, setHandoff] = useState<{ handoff_notes: string } | null>(null);
   const [handoffError, setHandoffError] = useState<unknown>(null);
 
@@ -34,6 +38,11 @@ export function SupportPanel({ session, subjectId, sessions }: { session: Sessio
         if (!live) return;
         setHealth(h);
         setSla(s);
+        // After the health read: it recomputes, and a change it finds is the trend's newest point.
+        return call<{ points: HealthPoint[] }>(session, 'GET', `/v1/subjects/${id}/health/history`).then(
+          (r) => live && setTrend(r.points),
+          (e) => live && setTrendError(e),
+        );
       })
       .catch((e) => live && setError(e));
     return () => {
@@ -61,6 +70,9 @@ export function SupportPanel({ session, subjectId, sessions }: { session: Sessio
           {health.factors.length ? ': ' + health.factors.map((f) => `${f.signal} ${f.impact > 0 ? '+' : ''}${f.impact}`).join(', ') : ''}
         </p>
       ) : null}
+      {health && !trend && !trendError ? <Loading what="health trend" /> : null}
+      {trendError ? <ErrorView error={trendError} /> : null}
+      {trend ? <HealthTrend points={trend} /> : null}
       {sla && sla.sessions.length === 0 ? <Empty>No support session yet.</Empty> : null}
       {sla && sla.sessions.length > 0 ? (
         <table class="grid">
