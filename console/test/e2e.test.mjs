@@ -173,6 +173,25 @@ describe('console in Chromium (embedded engine)', () => {
     await page.screenshot({ path: join(SHOTS, 'subject.png') });
   });
 
+  it('draws the health trend after two health changes', async () => {
+    const path = `/v1/subjects/${SUBJECT}/health/history`;
+    const before = (await api('GET', path)).points;
+    assert.deepEqual(before.map((p) => p.score), [70]);
+    // Resolving ticket-1 lifts the score (one open session fewer, a recent resolution); opening it
+    // again brings it back: two changes, three points, each recomputed in its own request.
+    await api('POST', '/v1/resolutions', { subject_id: SUBJECT, session_id: 'ticket-1', status: 'resolved' });
+    await api('POST', '/v1/resolutions', { subject_id: SUBJECT, session_id: 'ticket-1', status: 'open' });
+    await page.reload();
+    const trend = page.getByTestId('health-trend');
+    await trend.waitFor();
+    assert.equal(await trend.locator('circle.point').count(), 3);
+    assert.equal(await trend.locator('circle.point.state-healthy').count(), 3);
+    assert.match(await page.getByTestId('health-trend-summary').innerText(), /^2 change\(s\) from 70 \(healthy\) on .* to 70 \(healthy\) on .* UTC; lowest 70\.$/);
+    assert.equal(await trend.getByRole('img', { name: 'Health score over time' }).count(), 1);
+    await page.locator('.trow.memory').first().waitFor();
+    await page.getByRole('region', { name: 'Support' }).screenshot({ path: join(SHOTS, 'health-trend.png') });
+  });
+
   it('forgets a memory after confirmation and shows it tombstoned', async () => {
     await page.locator('.trow.memory', { hasText: '555-0100' }).click();
     await page.getByRole('button', { name: 'Forget…' }).click();
