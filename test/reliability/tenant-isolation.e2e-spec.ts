@@ -33,7 +33,7 @@ function normalise(body: unknown, ids: string[]): string {
 }
 
 const dumpTenant = (t: TestApp, tenant: string): Promise<string[]> =>
-  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'snapshots', 'webhook_events', 'health_cache'], { tenant });
+  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'snapshots', 'webhook_events', 'health_cache', 'health_history'], { tenant });
 
 describe('tenant isolation sweep', () => {
   let t: TestApp;
