@@ -11,8 +11,10 @@ const VISIBLE = `current_setting('app.cross_tenant', true) = 'on' OR tenant_id =
  *
  * Like the other keyless tables (0021) it has a surrogate `row_id`: an identity also orders the
  * points of a subject as they were appended, which recorded_at alone cannot (two recomputations
- * in one clock tick). The index leads with the tenant as every tenant index does, a NULL tenant
- * being one tenant (''), and ends with row_id so the newest points are read from its end.
+ * in one clock tick). The index leads with the tenant as every tenant index does, on the column
+ * itself (not coalesce(tenant_id, ''): nothing here is unique, and the statements' tenant
+ * predicates, `tenant_id = $1` or `tenant_id IS NULL`, are what a plain btree serves), and ends
+ * with row_id so a subject's newest points are read from its end.
  * Row-level security as 0018's tenant tables.
  */
 export class HealthHistory1700000000022 implements MigrationInterface {
@@ -29,7 +31,7 @@ export class HealthHistory1700000000022 implements MigrationInterface {
         state varchar(16) NOT NULL,
         recorded_at timestamptz NOT NULL DEFAULT now()
       )`);
-    await q.query(`CREATE INDEX ix_health_history_tenant_subject ON health_history ((coalesce(tenant_id, '')), subject_id, row_id)`);
+    await q.query(`CREATE INDEX ix_health_history_tenant_subject ON health_history (tenant_id, subject_id, row_id)`);
     await q.query(`ALTER TABLE health_history ENABLE ROW LEVEL SECURITY`);
     await q.query(`ALTER TABLE health_history FORCE ROW LEVEL SECURITY`);
     await q.query(`CREATE POLICY tenant_scope ON health_history USING (${VISIBLE}) WITH CHECK (${VISIBLE})`);

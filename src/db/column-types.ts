@@ -28,12 +28,6 @@ export const JSON_OBJECT = { type: 'jsonb', default: () => "'{}'" } as const sat
  */
 export const EXPRESSION_INDEX = { unique: true, synchronize: false } as const;
 
-/**
- * A non-unique index over `(coalesce(tenant_id, ''), …)`, left alone by the schema builder as
- * EXPRESSION_INDEX. TypeORM's decorator reads `synchronize` though its IndexOptions type omits it.
- */
-export const EXPRESSION_LOOKUP_INDEX = { unique: false, synchronize: false } as const;
-
 /** A column list for hand-written SQL, each name qualified by `alias` when given: `a.id, a.kind`. */
 export function columnList(names: readonly string[], alias?: string): string {
   return names.map((n) => (alias ? `${alias}.${n}` : n)).join(', ');

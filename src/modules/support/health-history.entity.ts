@@ -1,10 +1,9 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
-import { EXPRESSION_LOOKUP_INDEX, ID, NOW, NULLABLE_ID } from 'src/db/column-types';
+import { ID, NOW, NULLABLE_ID } from 'src/db/column-types';
 
 /** One point of a subject's health trend (migration 0022): appended when a recomputation changes the score or state. */
 @Entity('health_history')
-// Really on ((coalesce(tenant_id, '')), subject_id, row_id), an expression TypeORM cannot model.
-@Index('ix_health_history_tenant_subject', ['tenant_id', 'subject_id', 'row_id'], EXPRESSION_LOOKUP_INDEX)
+@Index('ix_health_history_tenant_subject', ['tenant_id', 'subject_id', 'row_id'])
 export class HealthHistoryEntity {
   /** Orders a subject's points as appended (recorded_at can tie); no statement writes it. */
   @PrimaryGeneratedColumn('identity', { type: 'bigint', generatedIdentity: 'ALWAYS' }) row_id: string;
