@@ -210,7 +210,7 @@ describe('snapshots', () => {
     }
 
     beforeEach(async () => {
-      await t.ds.query('TRUNCATE episodes, memories, compile_jobs, resolutions, health_cache');
+      await t.ds.query('TRUNCATE episodes, memories, compile_jobs, resolutions, health_cache, health_history');
       await seed('acme', 'live_old', 48);
       await seed('globex', 'live_old', 48);
       await seed(null, 'live_legacy', 30);
@@ -224,6 +224,7 @@ describe('snapshots', () => {
       await t.ds.query(`INSERT INTO compile_jobs (tenant_id, subject_id, status) VALUES ('acme', 'live_old', 'completed'), ('acme', 'other', 'completed')`);
       await t.ds.query(`INSERT INTO resolutions (tenant_id, subject_id, session_id, status) VALUES ('acme', 'live_old', 's', 'open')`);
       await t.ds.query(`INSERT INTO health_cache (tenant_id, subject_id, state, score) VALUES ('acme', 'live_old', 'healthy', 100)`);
+      await t.ds.query(`INSERT INTO health_history (tenant_id, subject_id, state, score) VALUES ('acme', 'live_old', 'watch', 60), ('acme', 'live_old', 'healthy', 100)`);
     });
 
     it('deletes live_ subjects older than 24 hours by default, with every row stored for them', async () => {
@@ -231,7 +232,7 @@ describe('snapshots', () => {
       expect(res.body).toEqual({ subjects_cleaned: 3 });
       expect(await subjects()).toEqual(['acme:%old', 'acme:_snapshot/keep/v1', 'acme:liveXold', 'acme:live_recent', 'acme:other'].sort());
       expect((await t.ds.query(`SELECT subject_id FROM compile_jobs`)).map((r: { subject_id: string }) => r.subject_id)).toEqual(['other']);
-      expect(await t.ds.query(`SELECT 1 FROM resolutions UNION ALL SELECT 1 FROM health_cache`)).toEqual([]);
+      expect(await t.ds.query(`SELECT 1 FROM resolutions UNION ALL SELECT 1 FROM health_cache UNION ALL SELECT 1 FROM health_history`)).toEqual([]);
     });
 
     it('filters by tenant, matches the prefix literally and honours max_age_hours', async () => {
