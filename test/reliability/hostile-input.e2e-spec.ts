@@ -14,7 +14,7 @@ import { storedRows } from './stored-rows';
  * Property: whatever arrives — wrong types, hostile strings, malformed or oversized bodies, odd
  * content types, path and query tricks, hostile headers — every route answers 2xx or a 4xx in
  * the error envelope with the request id, never a 5xx; and a sentinel subject in the same
- * tenant (episodes, compiled memories, a resolution, cached health, a pending job) stays
+ * tenant (episodes, compiled memories, a resolution, cached health and its history, a pending job) stays
  * byte-for-byte unchanged. RELIABILITY_CASES / RELIABILITY_SEED / RELIABILITY_LONG size it.
  */
 const API_KEY = 'hostile-suite-key';
@@ -22,7 +22,7 @@ const TENANT = 't-sentinel';
 const SENTINEL = 'sentinel/subject';
 
 const sentinelDump = (t: TestApp): Promise<string[]> =>
-  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'health_cache'], { tenant: TENANT, subject: SENTINEL });
+  storedRows(t, ['episodes', 'memories', 'resolutions', 'compile_jobs', 'health_cache', 'health_history'], { tenant: TENANT, subject: SENTINEL });
 
 describe('hostile input (property-based)', () => {
   let t: TestApp;
