@@ -79,5 +79,11 @@ export function checkRows(rows: readonly object[], shape: RowShape<unknown>, tab
 /** `SELECT count(*)::int AS n …`, the commonest computed row. */
 export const COUNT = rowOf<{ n: number }>({ n: true });
 
-/** A statement that answers no rows (an INSERT without RETURNING): a row it did answer fails the check. */
-export const NO_ROWS = rowOf<Record<never, never>>({});
+/** `… RETURNING id`: the ids of the rows a statement changed. */
+export const ID_ROW = rowOf<{ id: string }>({ id: true });
+
+/**
+ * A statement whose result is not read (an UPDATE or INSERT without RETURNING, DDL): a row it
+ * did answer fails the check, and its rows' type (`never`) leaves nothing to read.
+ */
+export const NO_ROWS = new RowShape<never>([]);
