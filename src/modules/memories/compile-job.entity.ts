@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { entityRow, rowOf } from 'src/common/db/row-shape';
 import { ID, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 /** The statuses of a compile job, in lifecycle order: the one list (DTOs, admin filter, metrics). */
@@ -24,8 +25,13 @@ export class CompileJobEntity {
   @Column(NOW) updated_at: Date;
 }
 
-/** A compile_jobs row as the repository reads it: every column of the entity. */
-export type CompileJobRow = CompileJobEntity;
+/** A compile_jobs row as the repository reads it: every column of the entity, in this order, checked under test. */
+export const COMPILE_JOB_ROW = rowOf<CompileJobEntity>({
+  id: true, tenant_id: true, subject_id: true, status: true, memories_created: true, memory_ids: true, error: true, attempts: true,
+  created_at: true, started_at: true, completed_at: true, updated_at: true,
+});
+export type CompileJobRow = typeof COMPILE_JOB_ROW.row;
 
 /** The columns the operator job listing reads. */
-export type JobRow = Pick<CompileJobEntity, 'id' | 'subject_id' | 'tenant_id' | 'status' | 'memories_created' | 'error' | 'created_at' | 'started_at' | 'completed_at'>;
+export const JOB_ROW = entityRow(CompileJobEntity, ['id', 'subject_id', 'tenant_id', 'status', 'memories_created', 'error', 'created_at', 'started_at', 'completed_at'] as const);
+export type JobRow = typeof JOB_ROW.row;

@@ -1,11 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
+import { COUNT, ID_ROW, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { columnList } from 'src/db/column-types';
+import { COMPILE_JOB_ROW, JOB_ROW } from 'src/modules/memories/compile-job.entity';
 import type { CompileJobRow, CompileJobStatus, JobRow } from 'src/modules/memories/compile-job.entity';
 
-const COLUMNS = sql`id, tenant_id, subject_id, status, memories_created, memory_ids, error, attempts, created_at, started_at, completed_at, updated_at`;
+const COLUMNS = raw(columnList(COMPILE_JOB_ROW.columns));
+const JOB_COLUMNS = raw(columnList(JOB_ROW.columns));
+const STATUS_COUNT_ROW = rowOf<{ status: CompileJobStatus; n: number }>({ status: true, n: true });
 
 /**
  * compile_jobs rows. Request paths use the caller's scope; the worker, the crons and the
@@ -16,20 +21,20 @@ export class CompileJobsRepository extends TenantScopedRepository {
   protected readonly table = 'compile_jobs';
 
   async insert(em: DbHandle, scope: TenantScope, subjectId: string): Promise<CompileJobRow> {
-    const [row] = await this.stamped<CompileJobRow>(em, scope, (tenantId) => sql`
+    const [row] = await this.stamped(em, scope, COMPILE_JOB_ROW, (tenantId) => sql`
       INSERT INTO compile_jobs (tenant_id, subject_id, status) VALUES (${tenantId}, ${subjectId}, 'pending')
       RETURNING ${COLUMNS}`);
     return row;
   }
 
   async findById(em: DbHandle, scope: TenantScope, id: string): Promise<CompileJobRow | null> {
-    const rows = await this.scoped<CompileJobRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM compile_jobs WHERE ${t()} AND id = ${id}`);
+    const rows = await this.scoped(em, scope, COMPILE_JOB_ROW, (t) => sql`SELECT ${COLUMNS} FROM compile_jobs WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
 
   /** Takes up to `limit` pending jobs, oldest first; SKIP LOCKED lets every process claim concurrently. */
   async claim(em: DbHandle, scope: OperatorScope, limit: number): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, COMPILE_JOB_ROW, (t) => sql`
       -- MATERIALIZED: the LIMIT picks ids once. As a plain IN (subquery) the planner may rescan
       -- it per row (it does under row-level security), and SKIP LOCKED then claims a new job
       -- on every rescan: more than limit rows, the extra ones left running unseen.
@@ -48,7 +53,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
   /** False when the job is no longer this run's (reset as orphaned and retaken, or deleted). */
   /** `memoryIds`: the first ones the job stored (the status echoes those); `created`: how many it stored. */
   async complete(em: DbHandle, scope: OperatorScope, job: CompileJobRow, memoryIds: string[], created: number): Promise<boolean> {
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'completed', memories_created = ${created}, memory_ids = ${memoryIds}::uuid[],
           error = NULL, completed_at = now(), updated_at = now()
@@ -59,7 +64,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   async fail(em: DbHandle, scope: OperatorScope, job: CompileJobRow, error: string): Promise<boolean> {
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH done AS (
         UPDATE compile_jobs SET status = 'failed', error = ${error}, completed_at = now(), updated_at = now()
         WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
@@ -73,7 +78,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * is no longer this run's.
    */
   async renewLease(em: DbHandle, scope: OperatorScope, job: CompileJobRow): Promise<boolean> {
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH renewed AS (
         UPDATE compile_jobs SET updated_at = now()
         WHERE ${t()} AND id = ${job.id} AND status = 'running' AND attempts = ${job.attempts}
@@ -90,7 +95,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
    * requeue it (`jobs requeue-failed`).
    */
   async resetOrphaned(em: DbHandle, scope: OperatorScope, olderThanMinutes: number, leaseMinutes: number, maxAttempts: number): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, COMPILE_JOB_ROW, (t) => sql`
       WITH reset AS (
         UPDATE compile_jobs SET
           status = CASE WHEN attempts >= ${maxAttempts} THEN 'failed' ELSE 'pending' END,
@@ -106,7 +111,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** Failed jobs (all, or those with these ids) back to `pending` with a fresh attempt count. */
   async requeueFailed(em: DbHandle, scope: OperatorScope, ids: string[] | null): Promise<CompileJobRow[]> {
-    return this.scoped<CompileJobRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, COMPILE_JOB_ROW, (t) => sql`
       WITH requeued AS (
         UPDATE compile_jobs SET status = 'pending', attempts = 0, started_at = NULL, completed_at = NULL, updated_at = now()
         WHERE ${t()} AND status = 'failed' ${ids === null ? raw('') : sql`AND id = ANY(${ids}::uuid[])`}
@@ -122,7 +127,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** Completed and failed jobs that finished more than `olderThanHours` ago. */
   async deleteFinished(em: DbHandle, scope: OperatorScope, olderThanHours: number): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH deleted AS (
         DELETE FROM compile_jobs
         WHERE ${t()} AND status IN ('completed', 'failed') AND coalesce(completed_at, updated_at) < now() - make_interval(secs => ${olderThanHours * 3600})
@@ -132,7 +137,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH deleted AS (DELETE FROM compile_jobs WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM deleted`);
     return rows[0].n;
@@ -140,13 +145,13 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** Jobs per status, every tenant's (the /metrics scrape). */
   async countsByStatus(em: DbHandle, scope: OperatorScope): Promise<Record<string, number>> {
-    const rows = await this.scoped<{ status: string; n: number }>(em, scope, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
+    const rows = await this.scoped(em, scope, STATUS_COUNT_ROW, (t) => sql`SELECT status, count(*)::int AS n FROM compile_jobs WHERE ${t()} GROUP BY status`);
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 
   /** Running jobs started over `minutes` ago whose lease lapsed, every tenant's (readiness). */
   async countStuck(em: DbHandle, scope: OperatorScope, minutes: number, leaseMinutes: number): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) =>
+    const rows = await this.scoped(em, scope, COUNT, (t) =>
       sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND status = 'running' AND started_at < now() - make_interval(mins => ${minutes})
         AND updated_at < now() - make_interval(secs => ${leaseMinutes * 60})`,
     );
@@ -155,8 +160,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** The operator's job listing (GET /admin/jobs), newest first. */
   async list(em: DbHandle, scope: OperatorScope, filter: { status?: CompileJobStatus; subjectId?: string; limit: number; offset: number }): Promise<JobRow[]> {
-    return this.scoped<JobRow>(em, scope, (t) => sql`
-      SELECT id, subject_id, tenant_id, status, memories_created, error, created_at, started_at, completed_at
+    return this.scoped(em, scope, JOB_ROW, (t) => sql`
+      SELECT ${JOB_COLUMNS}
       FROM compile_jobs
       WHERE ${t()}
         ${filter.status ? sql`AND status = ${filter.status}` : raw('')}
@@ -167,7 +172,7 @@ export class CompileJobsRepository extends TenantScopedRepository {
 
   /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): jobs lacking a tenant_id. */
   async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL`);
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`SELECT count(*)::int AS n FROM compile_jobs WHERE ${t()} AND tenant_id IS NULL`);
     return row.n;
   }
 }
