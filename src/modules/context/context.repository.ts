@@ -1,11 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { columnList } from 'src/db/column-types';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { withClause } from 'src/common/db/as-of';
+import { EPISODE_ROW } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
+import { MEMORY_COLUMNS, MEMORY_ROW } from 'src/modules/memories/memory.entity';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of.sql';
 
@@ -52,12 +55,12 @@ export interface CandidateQuery {
   asOf: Date | null;
 }
 
-const EPISODE_COLUMNS = ['id', 'tenant_id', 'subject_id', 'session_id', 'source', 'type', 'payload', 'metadata', 'provenance', 'content_text', 'created_at', 'last_compiled_at', 'seq'];
-const MEMORY_COLUMNS = ['id', 'tenant_id', 'subject_id', 'kind', 'content', 'summary', 'confidence', 'valid_from', 'valid_to', 'source_episode_ids', 'metadata', 'status', 'attribute_key', 'superseded_by', 'needs_embedding', 'origin', 'created_at', 'updated_at', 'sensitivity_labels'];
+/** The rows the candidate queries answer: the owning rooms' row shapes plus what assembly adds, checked under test. */
+const MEMORY_CANDIDATE_ROW = MEMORY_ROW.with<Omit<MemoryCandidateRow, keyof MemoryRow>>({ similarity: true, episode_date: true, episode_session_id: true, episode_seq: true });
+const EPISODE_CANDIDATE_ROW = EPISODE_ROW.with<Omit<EpisodeCandidateRow, keyof EpisodeRow>>({ seq: true });
 
-function columns(alias: string, names: string[]): SqlFragment {
-  return raw(names.map((c) => `${alias}.${c}`).join(', '));
-}
+const MEMORY_CANDIDATE_COLUMNS = raw(columnList(MEMORY_COLUMNS, 'm'));
+const EPISODE_CANDIDATE_COLUMNS = raw(columnList(EPISODE_CANDIDATE_ROW.columns, 'e'));
 
 /**
  * Both candidate queries run on every context request: plan them once (see RunOptions). Each
@@ -86,7 +89,7 @@ export class ContextRepository extends TenantScopedRepository {
   async memoryCandidates(em: DbHandle, scope: TenantScope, mode: VectorMode, q: CandidateQuery): Promise<MemoryCandidateRow[]> {
     const { subjectId, limits } = q;
     const vectorText = q.vector === null ? null : JSON.stringify(q.vector);
-    return this.scoped<MemoryCandidateRow>(em, scope, (t) => {
+    return this.scoped(em, scope, MEMORY_CANDIDATE_ROW, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${subjectId} AND x.status = 'active'`;
       const branches: SqlFragment[] = [
         sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.recent})`,
@@ -108,7 +111,7 @@ export class ContextRepository extends TenantScopedRepository {
             : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
                    FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b) WHERE cardinality(m.embedding) = ${q.vector!.length})`;
       return sql`${asOfWith(q.asOf, { vector: mode === 'pgvector' })}
-        SELECT ${columns('m', MEMORY_COLUMNS)}, (${similarity})::float8 AS similarity, src.episode_date, src.episode_session_id, src.episode_seq
+        SELECT ${MEMORY_CANDIDATE_COLUMNS}, (${similarity})::float8 AS similarity, src.episode_date, src.episode_session_id, src.episode_seq
         FROM memories m
         LEFT JOIN LATERAL (
           SELECT CASE WHEN jsonb_typeof(e.payload -> 'date') = 'string' THEN e.payload ->> 'date' END AS episode_date,
@@ -126,7 +129,7 @@ export class ContextRepository extends TenantScopedRepository {
    */
   async episodeCandidates(em: DbHandle, scope: TenantScope, q: CandidateQuery): Promise<EpisodeCandidateRow[]> {
     const { subjectId, limits } = q;
-    return this.scoped<EpisodeCandidateRow>(em, scope, (t) => {
+    return this.scoped(em, scope, EPISODE_CANDIDATE_ROW, (t) => {
       const base = (alias: string) => sql`${t(alias)} AND ${raw(alias)}.subject_id = ${subjectId}`;
       const branches: SqlFragment[] = [sql`(SELECT x.id FROM episodes x WHERE ${base('x')} ORDER BY x.created_at DESC, x.seq DESC LIMIT ${limits.recent})`];
       if (q.sessionId !== null) {
@@ -151,7 +154,7 @@ export class ContextRepository extends TenantScopedRepository {
           ) nb)`);
       }
       return sql`${withClause(ctes)}
-        SELECT ${columns('e', EPISODE_COLUMNS)} FROM episodes e
+        SELECT ${EPISODE_CANDIDATE_COLUMNS} FROM episodes e
         WHERE ${t('e')} AND e.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
     }, PREPARED);
   }
