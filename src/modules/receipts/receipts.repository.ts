@@ -1,9 +1,16 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
+import { COUNT, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { ReceiptBody } from './receipt-body';
+
+/** A stored body: JSON text, or jsonb already parsed by the driver on a schema before migration 0020 (parseBody). */
+type StoredBody = string | ReceiptBody;
+const BODY_ROW = rowOf<{ body: StoredBody }>({ body: true });
+/** A listing row: the body, and whether it fits the page's byte budget. */
+const LISTED_ROW = rowOf<{ id: string; body: StoredBody; fits: boolean }>({ id: true, body: true, fits: true });
 
 export interface ReceiptListQuery {
   subjectId?: string;
@@ -34,7 +41,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
    */
   async insert(em: DbHandle, scope: TenantScope, body: ReceiptBody, opts: { asyncCommit?: boolean } = {}): Promise<void> {
     const text = JSON.stringify(body);
-    await this.stamped(em, scope, (tenantId) =>
+    await this.stamped(em, scope, NO_ROWS, (tenantId) =>
       opts.asyncCommit
         ? sql`
       WITH durability AS (SELECT set_config('synchronous_commit', 'off', true))
@@ -52,13 +59,13 @@ export class ReceiptsRepository extends TenantScopedRepository {
    * 0019), always with the same body, so any row of the id answers.
    */
   async find(em: DbHandle, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
-    const rows = await this.scoped<{ body: string | ReceiptBody }>(em, scope, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
+    const rows = await this.scoped(em, scope, BODY_ROW, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
     return rows.length === 0 ? null : parseBody(rows[0].body);
   }
 
   /** Newest first, each id once (copies held by other subjects share it); `more` tells whether rows beyond the page exist. */
   async list(em: DbHandle, scope: TenantScope, q: ReceiptListQuery): Promise<{ bodies: ReceiptBody[]; more: boolean }> {
-    const rows = await this.scoped<{ id: string; body: string | ReceiptBody; fits: boolean }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, LISTED_ROW, (t) => sql`
       SELECT id, body, running - size < ${q.maxBytes} AS fits FROM (
         SELECT id, body, pg_column_size(body) AS size, sum(pg_column_size(body)) OVER (ORDER BY id DESC) AS running
         FROM (
@@ -78,7 +85,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (DELETE FROM receipts WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);
     return rows[0].n;
@@ -93,7 +100,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
    * target already holds is left as it is. Set-based: the bodies never leave the database.
    */
   async copySubject(em: DbHandle, scope: AnyScope, source: string, target: string): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH copied AS (
         INSERT INTO receipts (id, tenant_id, subject_id, mode, parent_receipt_id, body, created_at)
         SELECT r.id, r.tenant_id, ${target}, r.mode, r.parent_receipt_id, r.body, r.created_at
@@ -107,7 +114,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
 
   /** Contract "Tenant isolation" rule 4 (the operator's tenant audit): rows lacking a tenant_id. */
   async countNullTenant(em: DbHandle, scope: OperatorScope): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`SELECT count(*)::int AS n FROM receipts WHERE ${t()} AND tenant_id IS NULL`);
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`SELECT count(*)::int AS n FROM receipts WHERE ${t()} AND tenant_id IS NULL`);
     return row.n;
   }
 }
@@ -116,6 +123,6 @@ export class ReceiptsRepository extends TenantScopedRepository {
  * A stored body: JSON text since migration 0020; a schema not yet migrated still answers jsonb,
  * which the driver has already parsed (MINIMUM_COMPATIBLE is older than 0020).
  */
-function parseBody(stored: string | ReceiptBody): ReceiptBody {
+function parseBody(stored: StoredBody): ReceiptBody {
   return typeof stored === 'string' ? (JSON.parse(stored) as ReceiptBody) : stored;
 }
