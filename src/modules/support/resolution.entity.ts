@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { entityRow } from 'src/common/db/row-shape';
 import { EXPRESSION_INDEX, ID, JSON_OBJECT, NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 export type ResolutionStatus = 'open' | 'resolved' | 'unresolved';
@@ -19,3 +20,8 @@ export class ResolutionEntity {
   @Column(NOW) created_at: Date;
   @Column(NOW) updated_at: Date;
 }
+
+/** A resolutions row as the repository reads and returns it: every column, checked under test. */
+export const RESOLUTION_ROW = entityRow(ResolutionEntity, [
+  'id', 'tenant_id', 'subject_id', 'session_id', 'status', 'resolution_summary', 'resolved_at', 'metadata', 'created_at', 'updated_at',
+] as const);

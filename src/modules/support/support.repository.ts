@@ -1,12 +1,15 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { entityRow, NO_ROWS, rowOf } from 'src/common/db/row-shape';
+import { COUNT, entityRow, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
+import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
+import { columnList } from 'src/db/column-types';
 import { MAX_HEALTH_HISTORY_LIMIT } from './dto/health-history.dto';
 import type { ResolutionRow } from './dto/resolution.dto';
 import { HealthHistoryEntity } from './health-history.entity';
+import { RESOLUTION_ROW } from './resolution.entity';
 import type { HealthFactor, HealthState, ResolutionStatus } from './support.types';
 
 export interface ResolutionDraft {
@@ -38,9 +41,9 @@ export const HEALTH_HISTORY_KEPT = MAX_HEALTH_HISTORY_LIMIT;
 
 const HEALTH_POINT_ROW = entityRow(HealthHistoryEntity, ['score', 'state', 'recorded_at'] as const);
 export type HealthPointRow = typeof HEALTH_POINT_ROW.row;
-const DELETED = rowOf<{ deleted: number }>({ deleted: true });
 
-const RESOLUTION_COLUMNS = raw(`id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata, created_at, updated_at`);
+const RESOLUTION_COLUMNS = raw(columnList(RESOLUTION_ROW.columns));
+const CACHED_HEALTH_ROW = rowOf<CachedHealth>({ state: true, score: true });
 
 /**
  * The Support module's tables: `resolutions` (one record per tenant, subject and session),
@@ -61,7 +64,7 @@ export class SupportRepository extends TenantScopedRepository {
    * updated_at, the latest moment they can have been resolved); null for any other status.
    */
   async upsertResolution(em: DbHandle, scope: TenantScope, draft: ResolutionDraft): Promise<ResolutionRow> {
-    const [row] = await this.stamped<ResolutionRow>(em, scope, (tenantId) => sql`
+    const [row] = await this.stamped(em, scope, RESOLUTION_ROW, (tenantId) => sql`
       INSERT INTO resolutions AS r (id, tenant_id, subject_id, session_id, status, resolution_summary, resolved_at, metadata)
       VALUES (${draft.id}, ${tenantId}, ${draft.subject_id}, ${draft.session_id}, ${draft.status}, ${draft.resolution_summary},
         CASE WHEN ${draft.status}::varchar = 'resolved' THEN now() END, ${JSON.stringify(draft.metadata)}::jsonb)
@@ -80,7 +83,7 @@ export class SupportRepository extends TenantScopedRepository {
 
   /** Newest update first (ties: newest record first, then id), optionally of one status. */
   async listResolutions(em: DbHandle, scope: TenantScope, subjectId: string, status?: ResolutionStatus): Promise<ResolutionRow[]> {
-    return this.scoped<ResolutionRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, RESOLUTION_ROW, (t) => sql`
       SELECT ${RESOLUTION_COLUMNS} FROM resolutions
       WHERE ${t()} AND subject_id = ${subjectId} ${status ? sql`AND status = ${status}` : raw('')}
       ORDER BY updated_at DESC, created_at DESC, id`);
@@ -92,7 +95,7 @@ export class SupportRepository extends TenantScopedRepository {
    * emit its event once: a concurrent computation waits here and then sees the new state.
    */
   async lockCachedHealth(em: DbHandle, scope: TenantScope, subjectId: string): Promise<CachedHealth | null> {
-    const rows = await this.scoped<CachedHealth>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, CACHED_HEALTH_ROW, (t) => sql`
       SELECT state, score FROM health_cache
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId}
       FOR UPDATE`);
@@ -105,29 +108,33 @@ export class SupportRepository extends TenantScopedRepository {
    * computes again.
    */
   async insertCachedHealth(em: DbHandle, scope: TenantScope, health: HealthToCache): Promise<boolean> {
-    const rows = await this.stamped(em, scope, (tenantId) => sql`
+    const rows = await this.stamped(em, scope, ID_ROW, (tenantId) => sql`
       INSERT INTO health_cache (tenant_id, subject_id, state, score, factors)
       VALUES (${tenantId}, ${health.subject_id}, ${health.state}, ${health.score}, ${JSON.stringify(health.factors)}::jsonb)
       ON CONFLICT ((coalesce(tenant_id, '')), subject_id) DO NOTHING
-      RETURNING 1`);
+      RETURNING id`);
     return rows.length > 0;
   }
 
   /** Updates the row locked by `lockCachedHealth`. */
   async updateCachedHealth(em: DbHandle, scope: TenantScope, health: HealthToCache): Promise<void> {
-    await this.scoped(em, scope, (t) => sql`
+    await this.scoped(em, scope, NO_ROWS, (t) => sql`
       UPDATE health_cache SET state = ${health.state}, score = ${health.score}, factors = ${JSON.stringify(health.factors)}::jsonb, updated_at = now()
       WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${health.subject_id}`);
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number; healthHistory: number }> {
-    const resolutions = await this.scoped(em, scope, (t) => sql`DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
-    const healthCache = await this.scoped(em, scope, (t) => sql`DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
-    const [history] = await this.scoped(em, scope, DELETED, (t) => sql`
+    const [resolutions] = await this.scoped(em, scope, COUNT, (t) => sql`
+      WITH gone AS (DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    const [healthCache] = await this.scoped(em, scope, COUNT, (t) => sql`
+      WITH gone AS (DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM gone`);
+    const [history] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (DELETE FROM health_history WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
-      SELECT count(*)::int AS deleted FROM gone`);
+      SELECT count(*)::int AS n FROM gone`);
     await this.takeRefreshMark(em, scope, subjectId);
-    return { resolutions: resolutions.length, healthCache: healthCache.length, healthHistory: history.deleted };
+    return { resolutions: resolutions.n, healthCache: healthCache.n, healthHistory: history.n };
   }
 
   /**
@@ -173,14 +180,15 @@ export class SupportRepository extends TenantScopedRepository {
    * include its episodes. Returns whether there was one.
    */
   async takeRefreshMark(em: DbHandle, scope: AnyScope, subjectId: string): Promise<boolean> {
-    const rows = await this.scoped(em, scope, (t) => sql`
-      DELETE FROM health_refresh_marks WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} RETURNING 1`);
-    return rows.length > 0;
+    const [taken] = await this.scoped(em, scope, COUNT, (t) => sql`
+      WITH taken AS (DELETE FROM health_refresh_marks WHERE ${t()} AND ${scope.keyOwner()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM taken`);
+    return taken.n > 0;
   }
 
   /** Marks older than `olderThanMs`, oldest first: recomputations nobody ran (the process died). */
-  async staleRefreshMarks(em: DbHandle, operator: OperatorScope, olderThanMs: number, limit: number): Promise<{ tenant_id: string | null; subject_id: string }[]> {
-    return this.scoped(em, operator, (t) => sql`
+  async staleRefreshMarks(em: DbHandle, operator: OperatorScope, olderThanMs: number, limit: number): Promise<SubjectKey[]> {
+    return this.scoped(em, operator, SUBJECT_KEY_ROW, (t) => sql`
       SELECT tenant_id, subject_id FROM health_refresh_marks
       WHERE ${t()} AND marked_at <= now() - make_interval(secs => ${olderThanMs / 1000})
       ORDER BY marked_at
