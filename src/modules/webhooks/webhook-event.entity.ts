@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { rowOf } from 'src/common/db/row-shape';
 import { NOW, NULLABLE_ID, NULLABLE_TIME } from 'src/db/column-types';
 
 /** An event's delivery status: the one list the entity, the DTOs (wire enum, filters) and the listing share. */
@@ -22,3 +23,9 @@ export class WebhookEventEntity {
   @Column(NOW) created_at: Date;
   @Column(NULLABLE_TIME) delivered_at: Date | null;
 }
+
+/** A webhook_events row as the repository reads it: every column of the entity, in this order, checked under test. */
+export const WEBHOOK_EVENT_ROW = rowOf<WebhookEventEntity>({
+  id: true, tenant_id: true, event: true, payload: true, status: true, attempts: true, next_attempt_at: true, locked_until: true,
+  last_error: true, last_status_code: true, created_at: true, delivered_at: true,
+});

@@ -1,10 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { entityRow } from 'src/common/db/row-shape';
+import { COUNT, entityRow, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
-import { WebhookEventEntity } from './webhook-event.entity';
+import { columnList } from 'src/db/column-types';
+import { WEBHOOK_EVENT_ROW, WebhookEventEntity } from './webhook-event.entity';
 import type { WebhookEventStatus } from './webhook-event.entity';
 
 export interface NewWebhookEvent {
@@ -12,7 +13,7 @@ export interface NewWebhookEvent {
   payload: { event: string; timestamp: string; data: Record<string, unknown> };
 }
 
-export type WebhookEventRow = WebhookEventEntity;
+export type WebhookEventRow = typeof WEBHOOK_EVENT_ROW.row;
 
 /** What a delivery attempt turns the row into (see delivery-policy.nextDeliveryStep). */
 export type DeliveryOutcome =
@@ -50,7 +51,9 @@ export interface WebhookEventPageQuery {
   maxBytes: number;
 }
 
-const COLUMNS = raw(`id, tenant_id, event, payload, status, attempts, next_attempt_at, locked_until, last_error, last_status_code, created_at, delivered_at`);
+const COLUMNS = raw(columnList(WEBHOOK_EVENT_ROW.columns));
+/** Pending and dead letters with the backlog's age; delivered events are counted apart (counts()). */
+const OPEN_COUNTS_ROW = rowOf<Omit<WebhookCounts, 'delivered'>>({ pending: true, dead_letter: true, oldest_pending_age_seconds: true });
 
 @Injectable()
 export class WebhooksRepository extends TenantScopedRepository {
@@ -62,7 +65,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    */
   async insert(em: DbHandle, scope: AnyScope, rows: NewWebhookEvent[]): Promise<void> {
     if (rows.length === 0) return;
-    await this.stamped(em, scope, (tenantId) => sql`
+    await this.stamped(em, scope, NO_ROWS, (tenantId) => sql`
       INSERT INTO webhook_events (tenant_id, event, payload, created_at, next_attempt_at)
       SELECT ${tenantId}, e.item->>'event', e.item->'payload', clock_timestamp(), clock_timestamp()
       FROM jsonb_array_elements(${JSON.stringify(rows)}::jsonb) WITH ORDINALITY AS e(item, ord)
@@ -75,7 +78,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * naming several subjects keeps the others. Returns the number of events deleted or rewritten.
    */
   async forgetSubject(em: DbHandle, scope: TenantScope, subjectId: string): Promise<number> {
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (
         DELETE FROM webhook_events WHERE ${t()}
           AND (payload->'data'->>'subject_id' = ${subjectId} OR payload->'data'->'subject_ids' = jsonb_build_array(${subjectId}::text))
@@ -94,7 +97,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * a claim whose lease ran out (its process died) is taken again.
    */
   async claimDue(em: DbHandle, scope: OperatorScope, limit: number, leaseMs: number): Promise<WebhookEventRow[]> {
-    return this.scoped<WebhookEventRow>(em, scope, (t) => sql`
+    return this.scoped(em, scope, WEBHOOK_EVENT_ROW, (t) => sql`
       -- Wrapped so the batch comes back oldest first (UPDATE … RETURNING has no order).
       -- MATERIALIZED: the LIMIT picks ids once; a rescanned IN (subquery), as the planner may
       -- choose under row-level security, would lease a new batch on every rescan.
@@ -119,7 +122,7 @@ export class WebhooksRepository extends TenantScopedRepository {
   async recordAttempt(em: DbHandle, scope: OperatorScope, id: string, attemptsBefore: number, outcome: DeliveryOutcome): Promise<boolean> {
     const error = outcome.status === 'delivered' ? null : outcome.error;
     const delayMs = outcome.status === 'pending' ? outcome.delayMs : 0;
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       UPDATE webhook_events SET
         attempts = attempts + 1,
         status = ${outcome.status},
@@ -129,12 +132,12 @@ export class WebhooksRepository extends TenantScopedRepository {
         delivered_at = CASE WHEN ${outcome.status} = 'delivered' THEN now() ELSE delivered_at END,
         locked_until = NULL
       WHERE ${t()} AND id = ${id} AND status = 'pending' AND attempts = ${attemptsBefore}
-      RETURNING 1`);
+      RETURNING id`);
     return rows.length === 1;
   }
 
   async findById(em: DbHandle, scope: OperatorScope, id: string): Promise<WebhookEventRow | null> {
-    const rows = await this.scoped<WebhookEventRow>(em, scope, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
+    const rows = await this.scoped(em, scope, WEBHOOK_EVENT_ROW, (t) => sql`SELECT ${COLUMNS} FROM webhook_events WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
 
@@ -186,13 +189,13 @@ export class WebhooksRepository extends TenantScopedRepository {
    * webhook_event_counts, which triggers keep (migration 0015).
    */
   async counts(em: DbHandle, scope: OperatorScope): Promise<WebhookCounts> {
-    const [open] = await this.scoped<Omit<WebhookCounts, 'delivered'>>(em, scope, (t) => sql`
+    const [open] = await this.scoped(em, scope, OPEN_COUNTS_ROW, (t) => sql`
       SELECT
         count(*) FILTER (WHERE status = 'pending')::int AS pending,
         count(*) FILTER (WHERE status = 'dead_letter')::int AS dead_letter,
         extract(epoch FROM now() - min(created_at) FILTER (WHERE status = 'pending'))::float8 AS oldest_pending_age_seconds
       FROM webhook_events WHERE ${t()} AND status IN ('pending', 'dead_letter')`);
-    const [delivered] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const [delivered] = await this.scoped(em, scope, COUNT, (t) => sql`
       SELECT coalesce(sum(delivered), 0)::int AS n FROM webhook_event_counts WHERE ${t()}`);
     return { ...open, delivered: delivered.n };
   }
@@ -207,7 +210,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    */
   async pruneBatch(em: DbHandle, scope: OperatorScope, status: 'delivered' | 'dead_letter', olderThanDays: number, limit: number): Promise<number> {
     const cutoff = sql`now() - make_interval(secs => ${olderThanDays * 86_400})`;
-    const rows = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (
         DELETE FROM webhook_events WHERE id IN (
           SELECT id FROM webhook_events
@@ -226,7 +229,7 @@ export class WebhooksRepository extends TenantScopedRepository {
    * `ids` null means every dead letter in scope; `limit` bounds one statement (the CLI batches).
    */
   async requeueDead(em: DbHandle, scope: OperatorScope, ids: string[] | null, limit: number | null = null): Promise<string[]> {
-    const rows = await this.scoped<{ id: string }>(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       UPDATE webhook_events SET status = 'pending', attempts = 0, next_attempt_at = now(), locked_until = NULL
       WHERE ${t()} AND id IN (
         SELECT id FROM webhook_events
