@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
+import { COUNT, ID_ROW, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -10,6 +11,8 @@ export interface PendingEmbedding {
   /** created_at as text: a Date would drop the microseconds the cursor needs. */
   cursor: string;
 }
+
+const PENDING_ROW = rowOf<PendingEmbedding>({ id: true, content: true, cursor: true });
 
 /**
  * Memories stored without an embedding because the provider failed (needs_embedding). The
@@ -22,7 +25,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
 
   /** The next `limit` flagged memories after the cursor (created_at, id), oldest first; deleted ones are skipped. */
   async pending(em: DbHandle, scope: OperatorScope, limit: number, after: { cursor: string; id: string } | null): Promise<PendingEmbedding[]> {
-    return this.scoped<PendingEmbedding>(em, scope, (t) => sql`
+    return this.scoped(em, scope, PENDING_ROW, (t) => sql`
       SELECT id, content, created_at::text AS cursor FROM memories
       WHERE ${t()} AND needs_embedding AND status <> 'deleted'
         ${after === null ? raw('') : sql`AND (created_at, id) > (${after.cursor}::timestamptz, ${after.id}::uuid)`}
@@ -31,7 +34,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
   }
 
   async countPending(em: DbHandle, scope: OperatorScope): Promise<number> {
-    const [row] = await this.scoped<{ n: number }>(em, scope, (t) => sql`
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
       SELECT count(*)::int AS n FROM memories WHERE ${t()} AND needs_embedding AND status <> 'deleted'`);
     return row.n;
   }
@@ -42,7 +45,7 @@ export class EmbeddingBackfillRepository extends TenantScopedRepository {
    */
   async store(em: DbHandle, scope: AnyScope, items: { id: string; embedding: number[] | null }[]): Promise<number> {
     if (items.length === 0) return 0;
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET embedding = x.embedding, needs_embedding = false
         FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS x(id uuid, embedding real[])
