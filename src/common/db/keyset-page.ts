@@ -1,3 +1,4 @@
+import { RowShape } from './row-shape';
 import { raw, sql, SqlFragment } from './sql';
 import type { TenantPredicate } from './tenant-scoped.repository';
 
@@ -32,6 +33,11 @@ export interface KeysetPageExtras {
   cursor_at: string;
   cursor_key: string;
   candidates: number;
+}
+
+/** The shape of a page's rows: the caller's columns (`select`'s shape) and the extras. */
+export function keysetPageShape<T>(select: RowShape<T>): RowShape<T & KeysetPageExtras> {
+  return select.with<KeysetPageExtras>({ cursor_at: true, cursor_key: true, candidates: true });
 }
 
 /** The statement of a page; `t` is the repository's tenant predicate (every table reference is scoped). */

@@ -30,6 +30,15 @@ export function join(fragments: SqlFragment[], separator = ', '): SqlFragment {
   return new SqlFragment(strings, values);
 }
 
+/**
+ * The SELECT list of an `INSERT INTO t (columns) SELECT … FROM t alias` that copies rows: each
+ * column as it stands, but those `changed` gives an expression for. Spelled from the owner's
+ * column list, so a column added to the list is copied without touching the statement.
+ */
+export function copiedValues<C extends string>(columns: readonly C[], alias: string, changed: Partial<Record<C, SqlFragment>>): SqlFragment {
+  return join(columns.map((c) => changed[c] ?? raw(`${alias}.${c}`)));
+}
+
 export function compile(fragment: SqlFragment): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const walk = (f: SqlFragment): string => {

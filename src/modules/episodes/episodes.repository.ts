@@ -3,9 +3,9 @@ import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
-import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
-import { COUNT, entityRow, rowOf } from 'src/common/db/row-shape';
-import { raw, sql, SqlFragment } from 'src/common/db/sql';
+import { keysetPageResult, keysetPageShape, keysetPageSql } from 'src/common/db/keyset-page';
+import { COUNT, entityRow, NO_ROWS, rowOf, RowShape } from 'src/common/db/row-shape';
+import { copiedValues, raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { withClause } from 'src/common/db/as-of';
@@ -55,6 +55,12 @@ const EPISODE_JSON = raw(
 
 const COLUMNS = raw(columnList(EPISODE_COLUMNS));
 
+/** A row read back by its idempotency key (the batch insert's retries). */
+const KEYED_ROW = EPISODE_ROW.with<{ idempotency_key: string }>({ idempotency_key: true });
+
+/** A timeline page row as JSON text (EPISODE_JSON). */
+const JSON_ROW = rowOf<{ json: string }>({ json: true });
+
 /** The batch insert's column list, its values from the recordset `e`, and the recordset's typed columns. */
 const INSERT_COLUMNS = raw(columnList(NEW_EPISODE_COLUMNS));
 const INSERT_VALUES = raw(columnList(NEW_EPISODE_COLUMNS, 'e'));
@@ -85,7 +91,7 @@ export class EpisodesRepository extends TenantScopedRepository {
   async findByIdempotencyKeys(em: DbHandle, scope: TenantScope, keys: string[]): Promise<(EpisodeRow & { idempotency_key: string })[]> {
     if (keys.length === 0) return [];
     // Keys are unique per tenant with NULL tenants counted as one, matching the unique index.
-    return this.scoped(em, scope, (t) => sql`
+    return this.scoped(em, scope, KEYED_ROW, (t) => sql`
       SELECT ${COLUMNS}, idempotency_key FROM episodes
       WHERE ${t()} AND ${scope.keyOwner()} AND idempotency_key = ANY(${keys}::varchar[])`);
   }
@@ -108,7 +114,7 @@ export class EpisodesRepository extends TenantScopedRepository {
    * of the last, and whether rows remain after it. `asOf`: as the subject stood then (episodes-as-of.ts).
    */
   async page(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: EpisodeWireRow[]; last: EpisodeCursor | null; more: boolean }> {
-    return this.pageOf<EpisodeWireRow>(em, scope, subjectId, opts, raw(COLUMNS_X));
+    return this.pageOf(em, scope, subjectId, opts, EPISODE_WIRE_ROW, raw(COLUMNS_X));
   }
 
   /**
@@ -116,12 +122,13 @@ export class EpisodesRepository extends TenantScopedRepository {
    * a large timeline costs the service no row parsing, Date objects or re-serialisation.
    */
   async pageJson(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions): Promise<{ rows: string[]; last: EpisodeCursor | null; more: boolean }> {
-    const page = await this.pageOf<{ json: string }>(em, scope, subjectId, opts, sql`${EPISODE_JSON} AS json`);
+    const page = await this.pageOf(em, scope, subjectId, opts, JSON_ROW, sql`${EPISODE_JSON} AS json`);
     return { ...page, rows: page.rows.map((r) => r.json) };
   }
 
-  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions, select: SqlFragment): Promise<{ rows: T[]; last: EpisodeCursor | null; more: boolean }> {
-    const rows = await this.scoped<T & KeysetPageExtras>(em, scope, (t) =>
+  /** `select`: the output columns over alias `x`, as `shape` declares them. */
+  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: EpisodePageOptions, shape: RowShape<T>, select: SqlFragment): Promise<{ rows: T[]; last: EpisodeCursor | null; more: boolean }> {
+    const rows = await this.scoped(em, scope, keysetPageShape(shape), (t) =>
       keysetPageSql(t, {
         // As of an instant, the view named `episodes` shadows the table for the whole statement.
         views: opts.asOf ? sql`${episodesAsOfCte(opts.asOf)},` : raw(''),
@@ -176,7 +183,7 @@ export class EpisodesRepository extends TenantScopedRepository {
 
   async markCompiled(em: DbHandle, scope: TenantScope, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
-    await this.scoped(em, scope, (t) => sql`UPDATE episodes SET last_compiled_at = now() WHERE ${t()} AND id = ANY(${ids}::uuid[])`);
+    await this.scoped(em, scope, NO_ROWS, (t) => sql`UPDATE episodes SET last_compiled_at = now() WHERE ${t()} AND id = ANY(${ids}::uuid[])`);
   }
 
   async findByIds(em: DbHandle, scope: TenantScope, ids: string[]): Promise<EpisodeRow[]> {
@@ -185,8 +192,10 @@ export class EpisodesRepository extends TenantScopedRepository {
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
-    const rows = await this.scoped(em, scope, (t) => sql`DELETE FROM episodes WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1`);
-    return rows.length;
+    const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
+      WITH deleted AS (DELETE FROM episodes WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
+      SELECT count(*)::int AS n FROM deleted`);
+    return row.n;
   }
 
   /**
@@ -231,20 +240,28 @@ export class EpisodesRepository extends TenantScopedRepository {
     const ids: EpisodeIdMap = { table: `episode_id_map_${randomBytes(8).toString('hex')}` };
     const map = raw(ids.table);
     // DDL names no tenant-owned table, so there is no predicate to add (stamped, not scoped).
-    await this.stamped(em, scope, () => sql`CREATE TEMP TABLE ${map} (old_id uuid PRIMARY KEY, new_id uuid NOT NULL) ON COMMIT DROP`);
+    await this.stamped(em, scope, NO_ROWS, () => sql`CREATE TEMP TABLE ${map} (old_id uuid PRIMARY KEY, new_id uuid NOT NULL) ON COMMIT DROP`);
     const provenance = marks
       ? sql`coalesce(e.provenance, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_episode_id', e.id)`
       : sql`e.provenance`;
     const shift = marks ? sql` + ${marks.shiftMicros}::bigint * interval '1 microsecond'` : raw('');
+    // Every column a read returns (EPISODE_COLUMNS): not the idempotency key (a copy would clash
+    // with its original) nor seq (numbered anew, in the original order).
+    const values = copiedValues(EPISODE_COLUMNS, 'e', {
+      id: raw('m.new_id'),
+      subject_id: sql`${target}`,
+      provenance,
+      created_at: sql`e.created_at${shift}`,
+      last_compiled_at: sql`e.last_compiled_at${shift}`,
+    });
     const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH emap AS (
         INSERT INTO ${map} (old_id, new_id)
         SELECT id, gen_random_uuid() FROM episodes WHERE ${t()} AND subject_id = ${source}
         RETURNING old_id, new_id
       ), copied AS (
-        INSERT INTO episodes (id, tenant_id, subject_id, session_id, source, type, payload, metadata, provenance, content_text, created_at, last_compiled_at)
-        SELECT m.new_id, e.tenant_id, ${target}, e.session_id, e.source, e.type, e.payload, e.metadata, ${provenance},
-          e.content_text, e.created_at${shift}, e.last_compiled_at${shift}
+        INSERT INTO episodes (${COLUMNS})
+        SELECT ${values}
         FROM episodes e JOIN emap m ON m.old_id = e.id
         WHERE ${t('e')}
         ORDER BY e.created_at, e.seq

@@ -3,9 +3,9 @@ import type { DbHandle } from 'src/common/db/db-handle';
 import { notSnapshotSubject } from 'src/common/auth/reserved-subjects';
 import { lockSubject } from 'src/common/db/advisory-locks';
 import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
-import { keysetPageResult, keysetPageSql, KeysetPageExtras } from 'src/common/db/keyset-page';
-import { COUNT, rowOf } from 'src/common/db/row-shape';
-import { bestTextMatchIds, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { keysetPageResult, keysetPageShape, keysetPageSql } from 'src/common/db/keyset-page';
+import { COUNT, ID_ROW, NO_ROWS, rowOf, RowShape } from 'src/common/db/row-shape';
+import { bestTextMatchIds, copiedValues, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -63,6 +63,14 @@ export interface SemanticPoolRow {
 const COLUMNS = columnList(MEMORY_COLUMNS);
 const SCORED_ROW = MEMORY_ROW.with<{ score: number }>({ score: true });
 const SEMANTIC_POOL_ROW = rowOf<SemanticPoolRow>({ id: true, content: true, created_ms: true });
+/** A timeline page row as JSON text (MEMORY_JSON). */
+const JSON_ROW = rowOf<{ json: string }>({ json: true });
+
+/**
+ * What a subject copy writes: every column a read returns and the embedding (MEMORY_COLUMNS),
+ * not the idempotency key (a copy would clash with its original); embedding_vec is generated.
+ */
+const COPIED_COLUMNS = [...MEMORY_COLUMNS, 'embedding'] as const;
 
 /** The typed columns of the recordsets the batch insert and supersession read their rows from. */
 const INSERT_RECORD = raw(
@@ -173,7 +181,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * gets there; forgetting again continues with the rest).
    */
   async versionChain(em: DbHandle, scope: TenantScope, id: string, limit: number): Promise<string[]> {
-    const rows = await this.scoped(em, scope, rowOf<{ id: string }>({ id: true }), (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH RECURSIVE chain(id, depth) AS (
         SELECT m.id, 0 FROM memories m WHERE ${t('m')} AND m.id = ${id}
         UNION
@@ -201,7 +209,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     // memory_revisions (its AFTER trigger ran with the statement above), and so had every earlier
     // change. The history goes too, in a statement of its own so that it follows the trigger. An
     // as-of read from before shows the tombstone (not active), as if the memory had been deleted.
-    await this.scoped(em, scope, (t) => sql`
+    await this.scoped(em, scope, NO_ROWS, (t) => sql`
       DELETE FROM memory_revisions r WHERE ${t('r')} AND r.memory_id = ANY(${ids}::uuid[])`);
     return changed;
   }
@@ -218,7 +226,7 @@ export class MemoriesRepository extends TenantScopedRepository {
   /** Active memories only: a memory superseded meanwhile keeps its first supersession. */
   async supersede(em: DbHandle, scope: TenantScope, items: Supersession[]): Promise<number> {
     if (items.length === 0) return 0;
-    const rows = await this.scoped(em, scope, (t) => sql`
+    const rows = await this.scoped(em, scope, ID_ROW, (t) => sql`
       WITH changed AS (
         UPDATE memories m SET status = 'superseded', valid_to = s.valid_to, superseded_by = s.superseded_by, updated_at = now()
         FROM jsonb_to_recordset(${JSON.stringify(items)}::jsonb) AS s(${SUPERSESSION_RECORD})
@@ -261,7 +269,7 @@ export class MemoriesRepository extends TenantScopedRepository {
    * `asOf`: each memory in the state it had then (memories-as-of.ts).
    */
   async page(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: MemoryRow[]; last: MemoryCursor | null; more: boolean }> {
-    return this.pageOf<MemoryRow>(em, scope, subjectId, opts, columns('x'));
+    return this.pageOf(em, scope, subjectId, opts, MEMORY_ROW, columns('x'));
   }
 
   /**
@@ -269,12 +277,13 @@ export class MemoriesRepository extends TenantScopedRepository {
    * a large timeline costs the service no row parsing, Date objects or re-serialisation.
    */
   async pageJson(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions): Promise<{ rows: string[]; last: MemoryCursor | null; more: boolean }> {
-    const page = await this.pageOf<{ json: string }>(em, scope, subjectId, opts, sql`${MEMORY_JSON} AS json`);
+    const page = await this.pageOf(em, scope, subjectId, opts, JSON_ROW, sql`${MEMORY_JSON} AS json`);
     return { ...page, rows: page.rows.map((r) => r.json) };
   }
 
-  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
-    const rows = await this.scoped<T & KeysetPageExtras>(em, scope, (t) =>
+  /** `select`: the output columns over alias `x`, as `shape` declares them. */
+  private async pageOf<T extends object>(em: DbHandle, scope: TenantScope, subjectId: string, opts: MemoryPageOptions, shape: RowShape<T>, select: SqlFragment): Promise<{ rows: T[]; last: MemoryCursor | null; more: boolean }> {
+    const rows = await this.scoped(em, scope, keysetPageShape(shape), (t) =>
       keysetPageSql(t, {
         // As of an instant, the views named `episodes` and `memories` shadow the tables for the whole statement.
         views: opts.asOf ? sql`${join(asOfCtes(opts.asOf), ', ')},` : raw(''),
@@ -435,17 +444,24 @@ export class MemoriesRepository extends TenantScopedRepository {
     const metadata = marks
       ? sql`coalesce(x.metadata, '{}'::jsonb) || jsonb_build_object('restored_from_snapshot', ${marks.snapshotId}::text, 'original_memory_id', x.id)`
       : sql`x.metadata`;
+    const values = copiedValues(COPIED_COLUMNS, 'x', {
+      id: raw('mm.new_id'),
+      subject_id: sql`${target}`,
+      valid_from: sql`x.valid_from${shift}`,
+      valid_to: sql`x.valid_to${shift}`,
+      source_episode_ids: sql`ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
+        LEFT JOIN ${emap} em ON em.old_id = s.id ORDER BY s.ord)`,
+      metadata,
+      superseded_by: raw('coalesce(sup.new_id, x.superseded_by)'),
+      created_at: sql`x.created_at${shift}`,
+      updated_at: sql`x.updated_at${shift}`,
+    });
     const [row] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH mmap AS MATERIALIZED (
         SELECT id AS old_id, gen_random_uuid() AS new_id FROM memories WHERE ${t()} AND subject_id = ${source}
       ), copied AS (
-        INSERT INTO memories (id, tenant_id, subject_id, kind, content, summary, confidence, valid_from, valid_to, source_episode_ids,
-          metadata, status, attribute_key, superseded_by, embedding, needs_embedding, origin, created_at, updated_at, sensitivity_labels)
-        SELECT mm.new_id, x.tenant_id, ${target}, x.kind, x.content, x.summary, x.confidence, x.valid_from${shift}, x.valid_to${shift},
-          ARRAY(SELECT coalesce(em.new_id, s.id) FROM unnest(x.source_episode_ids) WITH ORDINALITY AS s(id, ord)
-                LEFT JOIN ${emap} em ON em.old_id = s.id ORDER BY s.ord),
-          ${metadata}, x.status, x.attribute_key, coalesce(sup.new_id, x.superseded_by), x.embedding, x.needs_embedding, x.origin,
-          x.created_at${shift}, x.updated_at${shift}, x.sensitivity_labels
+        INSERT INTO memories (${raw(columnList(COPIED_COLUMNS))})
+        SELECT ${values}
         FROM memories x JOIN mmap mm ON mm.old_id = x.id LEFT JOIN mmap sup ON sup.old_id = x.superseded_by
         WHERE ${t('x')}
         ${marks ? sql`ORDER BY x.created_at, x.id` : raw('')}
