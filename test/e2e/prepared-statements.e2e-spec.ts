@@ -1,17 +1,20 @@
 import { EntityManager } from 'typeorm';
+import { rowOf } from 'src/common/db/row-shape';
 import { sql } from 'src/common/db/sql';
 import { statementName, TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { useScratchDb } from '../support/scratch-db';
 
+const ANSWER_ROW = rowOf<{ answer: number }>({ answer: true });
+
 /** Statements go through a repository (the data-access layer's run() is not exported). */
 class AnswerRepository extends TenantScopedRepository {
   protected readonly table = 'none';
   answer(em: EntityManager, n: number) {
-    return this.scoped<{ answer: number }>(em, TenantScope.ofRequest(null), (t) => sql`SELECT ${n}::int + 1 AS answer WHERE ${t()}`, { prepared: true });
+    return this.scoped(em, TenantScope.ofRequest(null), ANSWER_ROW, (t) => sql`SELECT ${n}::int + 1 AS answer WHERE ${t()}`, { prepared: true });
   }
   seven(em: EntityManager) {
-    return this.scoped<{ answer: number }>(em, TenantScope.ofRequest(null), (t) => sql`SELECT 7 AS answer WHERE ${t()}`, { prepared: true });
+    return this.scoped(em, TenantScope.ofRequest(null), ANSWER_ROW, (t) => sql`SELECT 7 AS answer WHERE ${t()}`, { prepared: true });
   }
 }
 const ANSWER_SQL = 'SELECT $1::int + 1 AS answer WHERE TRUE';

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { DataSource, EntityManager } from 'typeorm';
+import { rowOf } from 'src/common/db/row-shape';
 import { sql } from 'src/common/db/sql';
 import { type AnyScope, operatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { rowSecurityApplies, TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -12,7 +13,7 @@ const B = 'tenant-b';
 class ForgetfulRepository extends TenantScopedRepository {
   protected readonly table = 'episodes';
   tenantsSeen(em: EntityManager, scope: AnyScope): Promise<{ tenant_id: string | null }[]> {
-    return this.scoped(em, scope, (tenant) => {
+    return this.scoped(em, scope, rowOf<{ tenant_id: string | null }>({ tenant_id: true }), (tenant) => {
       tenant();
       return sql`SELECT DISTINCT tenant_id FROM episodes ORDER BY tenant_id`;
     });

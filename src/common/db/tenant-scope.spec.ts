@@ -2,9 +2,13 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { EntityManager } from 'typeorm';
 import { TENANT_TABLES } from 'src/db/entities';
+import { rowOf } from './row-shape';
 import { compile, sql } from './sql';
 import { OperatorScope, operatorScope, TenantScope } from './tenant-scope';
 import { TenantScopedRepository } from './tenant-scoped.repository';
+
+/** The fake connection below answers each statement with one row: its text and values. */
+const ECHO_ROW = rowOf<{ text: string; values: unknown[] }>({ text: true, values: true });
 
 class ProbeRepository extends TenantScopedRepository {
   protected readonly table = 'episodes';
@@ -12,7 +16,14 @@ class ProbeRepository extends TenantScopedRepository {
     const queryRunner = { query: async (text: string, values: unknown[]) => ({ records: [{ text, values }] }) };
     // No row-level security on this fake connection (its role check reads no row).
     const em = { queryRunner, connection: {} } as unknown as EntityManager;
-    return this.scoped(em, scope, (t) => (useTenant ? sql`SELECT 1 FROM episodes WHERE ${t('e')}` : sql`SELECT 1 FROM episodes`));
+    return this.scoped(em, scope, ECHO_ROW, (t) => (useTenant ? sql`SELECT 1 FROM episodes WHERE ${t('e')}` : sql`SELECT 1 FROM episodes`));
+  }
+  /** Never called: the type checker is the test (a statement must name the shape of its rows). */
+  shapeless(em: EntityManager, scope: TenantScope) {
+    // @ts-expect-error A read without a row shape does not compile (AdminRepository's until it goes: docs/architecture.md).
+    void this.scoped(em, scope, (t) => sql`SELECT 1 FROM episodes WHERE ${t()}`);
+    // @ts-expect-error …nor does an insert without one.
+    void this.stamped(em, scope, (tenantId) => sql`INSERT INTO episodes (tenant_id) VALUES (${tenantId})`);
   }
 }
 

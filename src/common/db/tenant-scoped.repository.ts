@@ -11,6 +11,23 @@ import type { AnyScope } from './tenant-scope';
 export type TenantPredicate = (alias?: string) => SqlFragment;
 
 /**
+ * The one repository still allowed statements without a row shape: AdminRepository, whose
+ * export/import SQL is leaving for the rooms that own the tables (docs/architecture.md "Known
+ * departures"). Recognised by its methods, named here rather than imported: src/ has no import
+ * cycles, type-only ones included (import-cycles.spec.ts). Delete with AdminRepository.
+ */
+interface ShapelessCaller {
+  readonly subjectTenants: unknown;
+  readonly episodePage: unknown;
+  readonly memoryPage: unknown;
+  readonly receiptPage: unknown;
+  readonly insertReceipts: unknown;
+  readonly existingIds: unknown;
+  readonly insertEpisodes: unknown;
+  readonly insertMemories: unknown;
+}
+
+/**
  * Base of every repository over a table with tenant_id. Queries are built by a callback that
  * receives the scope's predicate; a query that never asks for it is refused at run time, so a
  * forgotten tenant filter fails loudly in the first test instead of leaking data. A repository
@@ -27,10 +44,10 @@ export abstract class TenantScopedRepository {
    */
   protected scoped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]>;
   /**
-   * Without a shape: rows typed `T` unchecked. Kept for the repositories not yet given shapes
-   * (docs/architecture.md "Known departures"); new statements pass a RowShape.
+   * Without a shape: rows typed `T` unchecked. AdminRepository's only (ShapelessCaller): any
+   * other repository that forgets a shape fails to compile.
    */
-  protected scoped<T = Record<string, unknown>>(em: DbHandle, scope: AnyScope, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]>;
+  protected scoped<T = Record<string, unknown>>(this: ShapelessCaller, em: DbHandle, scope: AnyScope, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]>;
   protected async scoped<T>(
     em: DbHandle,
     scope: AnyScope,
@@ -48,8 +65,8 @@ export abstract class TenantScopedRepository {
 
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
   protected stamped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]>;
-  /** Without a shape: unchecked, as scoped()'s. */
-  protected stamped<T = Record<string, unknown>>(em: DbHandle, scope: AnyScope, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]>;
+  /** Without a shape: unchecked, and AdminRepository's only, as scoped()'s. */
+  protected stamped<T = Record<string, unknown>>(this: ShapelessCaller, em: DbHandle, scope: AnyScope, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]>;
   protected async stamped<T>(
     em: DbHandle,
     scope: AnyScope,
