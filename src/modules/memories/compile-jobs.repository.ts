@@ -1,15 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { COUNT, ID_ROW, rowOf } from 'src/common/db/row-shape';
+import { COUNT, entityRow, ID_ROW, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { columnList } from 'src/db/column-types';
-import { COMPILE_JOB_ROW, JOB_ROW } from 'src/modules/memories/compile-job.entity';
+import { COMPILE_JOB_ROW, CompileJobEntity, JOB_ROW } from 'src/modules/memories/compile-job.entity';
 import type { CompileJobRow, CompileJobStatus, JobRow } from 'src/modules/memories/compile-job.entity';
 
 const COLUMNS = raw(columnList(COMPILE_JOB_ROW.columns));
 const JOB_COLUMNS = raw(columnList(JOB_ROW.columns));
+const JOB_STATUS_ROW = entityRow(CompileJobEntity, ['id', 'status'] as const);
+type JobStatusRow = typeof JOB_STATUS_ROW.row;
 const STATUS_COUNT_ROW = rowOf<{ status: CompileJobStatus; n: number }>({ status: true, n: true });
 
 /**
@@ -120,8 +122,8 @@ export class CompileJobsRepository extends TenantScopedRepository {
   }
 
   /** One job's id and status, any tenant the scope allows (the single requeue tells 404 from 409 with it). */
-  async findStatus(em: DbHandle, scope: OperatorScope, id: string): Promise<Pick<CompileJobRow, 'id' | 'status'> | null> {
-    const rows = await this.scoped<Pick<CompileJobRow, 'id' | 'status'>>(em, scope, (t) => sql`SELECT id, status FROM compile_jobs WHERE ${t()} AND id = ${id}`);
+  async findStatus(em: DbHandle, scope: OperatorScope, id: string): Promise<JobStatusRow | null> {
+    const rows = await this.scoped(em, scope, JOB_STATUS_ROW, (t) => sql`SELECT id, status FROM compile_jobs WHERE ${t()} AND id = ${id}`);
     return rows[0] ?? null;
   }
 
