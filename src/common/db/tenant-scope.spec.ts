@@ -20,7 +20,7 @@ class ProbeRepository extends TenantScopedRepository {
   }
   /** Never called: the type checker is the test (a statement must name the shape of its rows). */
   shapeless(em: EntityManager, scope: TenantScope) {
-    // @ts-expect-error A read without a row shape does not compile (AdminRepository's until it goes: docs/architecture.md).
+    // @ts-expect-error A read without a row shape does not compile.
     void this.scoped(em, scope, (t) => sql`SELECT 1 FROM episodes WHERE ${t()}`);
     // @ts-expect-error …nor does an insert without one.
     void this.stamped(em, scope, (tenantId) => sql`INSERT INTO episodes (tenant_id) VALUES (${tenantId})`);

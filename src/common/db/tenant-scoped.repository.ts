@@ -11,23 +11,6 @@ import type { AnyScope } from './tenant-scope';
 export type TenantPredicate = (alias?: string) => SqlFragment;
 
 /**
- * The one repository still allowed statements without a row shape: AdminRepository, whose
- * export/import SQL is leaving for the rooms that own the tables (docs/architecture.md "Known
- * departures"). Recognised by its methods, named here rather than imported: src/ has no import
- * cycles, type-only ones included (import-cycles.spec.ts). Delete with AdminRepository.
- */
-interface ShapelessCaller {
-  readonly subjectTenants: unknown;
-  readonly episodePage: unknown;
-  readonly memoryPage: unknown;
-  readonly receiptPage: unknown;
-  readonly insertReceipts: unknown;
-  readonly existingIds: unknown;
-  readonly insertEpisodes: unknown;
-  readonly insertMemories: unknown;
-}
-
-/**
  * Base of every repository over a table with tenant_id. Queries are built by a callback that
  * receives the scope's predicate; a query that never asks for it is refused at run time, so a
  * forgotten tenant filter fails loudly in the first test instead of leaking data. A repository
@@ -39,21 +22,11 @@ export abstract class TenantScopedRepository {
   protected abstract readonly table: string;
 
   /**
-   * A statement whose rows are read: `shape` declares its columns and gives the rows their type
-   * (checked under test, see row-shape.ts).
+   * A statement of a tenant-owned table: `shape` declares the columns it answers and gives the
+   * rows their type (checked under test, see row-shape.ts); there is no overload without one, so
+   * a statement that forgets it does not compile.
    */
-  protected scoped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]>;
-  /**
-   * Without a shape: rows typed `T` unchecked. AdminRepository's only (ShapelessCaller): any
-   * other repository that forgets a shape fails to compile.
-   */
-  protected scoped<T = Record<string, unknown>>(this: ShapelessCaller, em: DbHandle, scope: AnyScope, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]>;
-  protected async scoped<T>(
-    em: DbHandle,
-    scope: AnyScope,
-    ...args: [RowShape<T>, (tenant: TenantPredicate) => SqlFragment, RunOptions?] | [(tenant: TenantPredicate) => SqlFragment, RunOptions?]
-  ): Promise<T[]> {
-    const [shape, build, opts] = args[0] instanceof RowShape ? (args as [RowShape<T>, (tenant: TenantPredicate) => SqlFragment, RunOptions?]) : [null, ...(args as [(tenant: TenantPredicate) => SqlFragment, RunOptions?])];
+  protected async scoped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenant: TenantPredicate) => SqlFragment, opts?: RunOptions): Promise<T[]> {
     let used = false;
     const fragment = build((alias) => {
       used = true;
@@ -64,15 +37,7 @@ export abstract class TenantScopedRepository {
   }
 
   /** Inserts and upserts: tenant_id comes from the scope, never from the caller's data. */
-  protected stamped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]>;
-  /** Without a shape: unchecked, and AdminRepository's only, as scoped()'s. */
-  protected stamped<T = Record<string, unknown>>(this: ShapelessCaller, em: DbHandle, scope: AnyScope, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]>;
-  protected async stamped<T>(
-    em: DbHandle,
-    scope: AnyScope,
-    ...args: [RowShape<T>, (tenantId: string | null) => SqlFragment, RunOptions?] | [(tenantId: string | null) => SqlFragment, RunOptions?]
-  ): Promise<T[]> {
-    const [shape, build, opts] = args[0] instanceof RowShape ? (args as [RowShape<T>, (tenantId: string | null) => SqlFragment, RunOptions?]) : [null, ...(args as [(tenantId: string | null) => SqlFragment, RunOptions?])];
+  protected async stamped<T>(em: DbHandle, scope: AnyScope, shape: RowShape<T>, build: (tenantId: string | null) => SqlFragment, opts?: RunOptions): Promise<T[]> {
     return this.checked(shape, await run<T>(managerOf(em), build(scope.insertValue), scope, opts));
   }
 
@@ -123,8 +88,8 @@ export abstract class TenantScopedRepository {
     if (first !== condition) throw new Error(`query on ${this.table} replaced its tenant predicate (add conditions with andWhere)`);
   }
 
-  private checked<T>(shape: RowShape<T> | null, rows: T[]): T[] {
-    if (CHECK_ROWS && shape) checkRows(rows as object[], shape, this.table);
+  private checked<T>(shape: RowShape<T>, rows: T[]): T[] {
+    if (CHECK_ROWS) checkRows(rows as object[], shape, this.table);
     return rows;
   }
 }
