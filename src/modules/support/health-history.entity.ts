@@ -1,4 +1,5 @@
 import { Column, Entity, Index, PrimaryGeneratedColumn } from 'typeorm';
+import { entityRow } from 'src/common/db/row-shape';
 import { ID, NOW, NULLABLE_ID } from 'src/db/column-types';
 
 /** One point of a subject's health trend (migration 0022): appended when a recomputation changes the score or state. */
@@ -13,3 +14,7 @@ export class HealthHistoryEntity {
   @Column({ type: 'varchar', length: 16 }) state: string;
   @Column(NOW) recorded_at: Date;
 }
+
+/** A point as the repository reads it and the history DTO renders it. */
+export const HEALTH_POINT_ROW = entityRow(HealthHistoryEntity, ['score', 'state', 'recorded_at'] as const);
+export type HealthPointRow = typeof HEALTH_POINT_ROW.row;

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { COUNT, entityRow, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
+import { COUNT, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
@@ -8,7 +8,7 @@ import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { columnList } from 'src/db/column-types';
 import { MAX_HEALTH_HISTORY_LIMIT } from './dto/health-history.dto';
 import type { ResolutionRow } from './dto/resolution.dto';
-import { HealthHistoryEntity } from './health-history.entity';
+import { HEALTH_POINT_ROW, HealthPointRow } from './health-history.entity';
 import { RESOLUTION_ROW } from './resolution.entity';
 import type { HealthFactor, HealthState, ResolutionStatus } from './support.types';
 
@@ -39,8 +39,6 @@ export interface HealthToCache {
  */
 export const HEALTH_HISTORY_KEPT = MAX_HEALTH_HISTORY_LIMIT;
 
-const HEALTH_POINT_ROW = entityRow(HealthHistoryEntity, ['score', 'state', 'recorded_at'] as const);
-export type HealthPointRow = typeof HEALTH_POINT_ROW.row;
 
 const RESOLUTION_COLUMNS = raw(columnList(RESOLUTION_ROW.columns));
 const CACHED_HEALTH_ROW = rowOf<CachedHealth>({ state: true, score: true });

@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, Max, Min } from 'class-validator';
-import type { HealthPointRow } from 'src/modules/support/support.repository';
+import type { HealthPointRow } from 'src/modules/support/health-history.entity';
 import { HEALTH_STATES } from 'src/modules/support/support.types';
 import type { HealthState } from 'src/modules/support/support.types';
 
