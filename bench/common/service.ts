@@ -132,3 +132,13 @@ export async function serviceUnderTest(log: (line: string) => void, env: Record<
   const svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin, env } : { env });
   return { base: svc.base, svc };
 }
+
+/** utime + stime of a process in ms (0 once it has gone), from /proc (Linux clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return 0;
+  }
+}

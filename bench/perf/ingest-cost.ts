@@ -36,13 +36,12 @@
  * written when it stops (open it in Chrome DevTools or speedscope). The machine is shared, so
  * compare figures within one run; CPU per request and round trips are the steadier measures.
  */
-import { readFileSync } from 'node:fs';
 import { createServer, connect, Server, Socket } from 'node:net';
 import { spawnSync } from 'node:child_process';
 import { Client as PgClient } from 'pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, load } from '../common/http';
-import { arg, startService } from '../common/service';
+import { arg, cpuMs, startService } from '../common/service';
 import { summarise } from '../common/stats';
 import { episodesFor } from './data';
 
@@ -140,15 +139,6 @@ export class CountingPgProxy {
   }
 }
 
-/** utime + stime of a process in ms (0 once it has gone), from /proc (Linux clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 async function backendPids(dbUrl: string): Promise<number[]> {
   const c = new PgClient({ connectionString: dbUrl });

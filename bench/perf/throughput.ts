@@ -20,7 +20,7 @@
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -29,7 +29,7 @@ import { Client as PgClient } from 'pg';
 import { PrivatePostgres } from '../../test/support/private-pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, Client, load } from '../common/http';
-import { arg, RunningService, startService } from '../common/service';
+import { arg, cpuMs, RunningService, startService } from '../common/service';
 import { summarise, Summary } from '../common/stats';
 import { episodesFor, TASKS } from './data';
 
@@ -78,15 +78,6 @@ function pgbench(dbUrl: string, statement: string, clients: number, seconds: num
   return Number(tps[1]);
 }
 
-/** utime + stime of a process in ms (0 once it has gone), from /proc (Linux clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  try {
-    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * 10;
-  } catch {
-    return 0;
-  }
-}
 
 /** The service's processes (its primary and any workers) and its database's backends. */
 async function processesOf(svc: RunningService): Promise<{ service: number[]; database: number[] }> {

@@ -75,19 +75,8 @@ export function toWebhookEventSummaryDto(row: WebhookEventListRow): WebhookEvent
 }
 
 export function toWebhookEventDto(row: WebhookEventRow): WebhookEventDto {
-  return {
-    id: row.id,
-    tenant_id: row.tenant_id,
-    event: row.event,
-    status: row.status,
-    attempts: row.attempts,
-    last_error: row.last_error,
-    last_status_code: row.last_status_code,
-    next_attempt_at: row.status === 'pending' ? row.next_attempt_at : null,
-    created_at: row.created_at,
-    delivered_at: row.delivered_at,
-    payload: eventBodyOf(row),
-  };
+  // The listing's item, then the payload: one mapping, keys in the same order.
+  return { ...toWebhookEventSummaryDto(row), payload: eventBodyOf(row) };
 }
 
 export class RequeueDeadLettersDto {
