@@ -14,6 +14,9 @@ export type ContextBundle = Schemas['ContextBundleDto'];
 export type CompileResult = Schemas['CompileResultDto'];
 export type CompileJob = Schemas['CompileJobDto'];
 export type ForgetResult = Schemas['ForgetMemoryResultDto'];
+export type ReceiptVerdict = Schemas['ReceiptVerdictDto'];
+export type Readiness = Schemas['ReadinessDto'];
+export type MigrationsReport = Schemas['MigrationsReportDto'];
 
 type JsonBody<O extends keyof operations> = operations[O] extends { requestBody?: { content: { 'application/json': infer B } } } ? B : never;
 type Success<R> = R extends { 200: { content: { 'application/json': infer T } } }
@@ -23,6 +26,8 @@ type Success<R> = R extends { 200: { content: { 'application/json': infer T } } 
     : unknown;
 type Result<O extends keyof operations> = Success<operations[O]['responses']>;
 type QueryOf<O extends keyof operations> = operations[O]['parameters'] extends { query?: infer Q } ? NonNullable<Q> : never;
+/** For list routes whose paging parameters the service defaults (openapi marks them required). */
+type PagedQuery<O extends keyof operations> = Partial<QueryOf<O>>;
 
 export interface ClientOptions {
   /** e.g. `http://localhost:8100`. */
@@ -113,7 +118,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 interface RequestSpec {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
   path: string;
   query?: Record<string, string | number | boolean | undefined>;
   body?: unknown;
@@ -192,11 +197,21 @@ export class MemoryServiceClient {
     return this.request({ method: 'DELETE', path: `/v1/memories/${encodeURIComponent(id)}`, query: hard ? { hard: true } : undefined, idempotent: true }, call);
   }
 
+  /** Replace the memory's sensitivity labels (a set: repeating it changes nothing). */
+  setMemoryLabels(id: string, body: JsonBody<'setLabels'>, call?: CallOptions): Promise<Memory> {
+    return this.request({ method: 'PATCH', path: `/v1/memories/${encodeURIComponent(id)}/labels`, body, idempotent: true }, call);
+  }
+
   // Context and subjects
 
   /** A ranked, token-bounded markdown briefing for a task, with provenance. */
   getContext(body: JsonBody<'getContext'>, call?: CallOptions): Promise<ContextBundle> {
     return this.request({ method: 'POST', path: '/v1/context', body, idempotent: true }, call);
+  }
+
+  /** Every candidate's scores and why it was kept or dropped, for the same request as getContext; writes nothing. */
+  explainContext(body: JsonBody<'explainContext'>, call?: CallOptions): Promise<Result<'explainContext'>> {
+    return this.request({ method: 'POST', path: '/v1/context/explain', body, idempotent: true }, call);
   }
 
   listSubjects(query: QueryOf<'listSubjects'> = {}, call?: CallOptions): Promise<Result<'listSubjects'>> {
@@ -223,6 +238,84 @@ export class MemoryServiceClient {
 
   createHandoff(body: JsonBody<'createHandoff'>, call?: CallOptions): Promise<Result<'createHandoff'>> {
     return this.request({ method: 'POST', path: '/v1/handoff', body, idempotent: true }, call);
+  }
+
+  getSubjectHealthHistory(subjectId: string, query: QueryOf<'healthHistory'> = {}, call?: CallOptions): Promise<Result<'healthHistory'>> {
+    return this.request({ method: 'GET', path: `/v1/subjects/${encodeURIComponent(subjectId)}/health/history`, query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  getSubjectSla(subjectId: string, query: QueryOf<'getSubjectSla'> = {}, call?: CallOptions): Promise<Result<'getSubjectSla'>> {
+    return this.request({ method: 'GET', path: `/v1/subjects/${encodeURIComponent(subjectId)}/sla`, query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  // Receipts
+
+  listReceipts(query: PagedQuery<'list'> = {}, call?: CallOptions): Promise<Result<'list'>> {
+    return this.request({ method: 'GET', path: '/v1/receipts', query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  /** One context receipt: the request, what was selected and the signature. */
+  getReceipt(receiptId: string, call?: CallOptions): Promise<Result<'getReceipts'>> {
+    return this.request({ method: 'GET', path: `/v1/receipts/${encodeURIComponent(receiptId)}`, idempotent: true }, call);
+  }
+
+  /** Check the receipt's signature; an invalid one is a verdict (`valid: false`), not an error. */
+  verifyReceipt(receiptId: string, call?: CallOptions): Promise<ReceiptVerdict> {
+    return this.request({ method: 'GET', path: `/v1/receipts/${encodeURIComponent(receiptId)}/verify`, idempotent: true }, call);
+  }
+
+  /** Re-run the receipt's request as of a time; writes a new replay receipt, so it is not retried after a lost answer. */
+  replayReceipt(receiptId: string, body: JsonBody<'replayReceipt'>, call?: CallOptions): Promise<Result<'replayReceipt'>> {
+    return this.request({ method: 'POST', path: `/v1/receipts/${encodeURIComponent(receiptId)}/replay`, body, idempotent: false }, call);
+  }
+
+  // Operator (admin key; `tenant_id` narrows to one tenant)
+
+  listJobs(query: PagedQuery<'listJobs'> = {}, call?: CallOptions): Promise<Result<'listJobs'>> {
+    return this.request({ method: 'GET', path: '/admin/jobs', query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  /** Put a failed or dead job back in the queue; a second requeue of the same job is a 409, so it is not retried. */
+  requeueJob(jobId: string, query: QueryOf<'requeueJob'> = {}, call?: CallOptions): Promise<Result<'requeueJob'>> {
+    return this.request({ method: 'POST', path: `/admin/jobs/${encodeURIComponent(jobId)}/requeue`, query: query as RequestSpec['query'], idempotent: false }, call);
+  }
+
+  listWebhookEvents(query: PagedQuery<'listWebhookEvents'> = {}, call?: CallOptions): Promise<Result<'listWebhookEvents'>> {
+    return this.request({ method: 'GET', path: '/admin/webhooks', query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  getWebhookEvent(eventId: string, call?: CallOptions): Promise<Result<'getWebhookEvent'>> {
+    return this.request({ method: 'GET', path: `/admin/webhooks/${encodeURIComponent(eventId)}`, idempotent: true }, call);
+  }
+
+  getWebhookStats(query: QueryOf<'getWebhookStats'> = {}, call?: CallOptions): Promise<Result<'getWebhookStats'>> {
+    return this.request({ method: 'GET', path: '/admin/webhooks/stats', query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  /** Move dead-lettered webhook events back to pending; requeueing them twice finds none the second time. */
+  requeueWebhookDeadLetters(body: JsonBody<'requeueWebhookDeadLetters'>, call?: CallOptions): Promise<Result<'requeueWebhookDeadLetters'>> {
+    return this.request({ method: 'POST', path: '/admin/webhooks/dead-letters/requeue', body, idempotent: true }, call);
+  }
+
+  getPolicy(query: QueryOf<'get'> = {}, call?: CallOptions): Promise<Result<'get'>> {
+    return this.request({ method: 'GET', path: '/admin/policy', query: query as RequestSpec['query'], idempotent: true }, call);
+  }
+
+  /** Replace the policy bundle with the YAML given (a whole replacement, so repeating it is safe). */
+  putPolicy(body: JsonBody<'put'>, query: QueryOf<'put'> = {}, call?: CallOptions): Promise<Result<'put'>> {
+    return this.request({ method: 'PUT', path: '/admin/policy', query: query as RequestSpec['query'], body, idempotent: true }, call);
+  }
+
+  // Operations
+
+  /** Readiness (public, no key needed); a not-ready service answers 503, which this raises as a MemoryServiceError. */
+  getReadiness(call?: CallOptions): Promise<Readiness> {
+    return this.request({ method: 'GET', path: '/readyz', idempotent: true }, call);
+  }
+
+  /** Applied against expected migrations (operator key). */
+  getMigrationStatus(call?: CallOptions): Promise<MigrationsReport> {
+    return this.request({ method: 'GET', path: '/ops/migrations', idempotent: true }, call);
   }
 
   private async request<T>(spec: RequestSpec, call: CallOptions = {}): Promise<T> {

@@ -82,6 +82,45 @@ describe('MemoryServiceClient against the service', () => {
     assert.ok(found.memories.length > 0);
   });
 
+  it('lists, reads, verifies and replays a context receipt, and explains the same request', async () => {
+    const c = client();
+    await c.remember({ subject_id: 'ts-r', kind: 'profile_fact', content: 'My name is Ada Quill.' });
+    const bundle = await c.getContext({ subject_id: 'ts-r', task: 'Greet the customer', max_tokens: 300, emit_receipt: true });
+    const receiptId = bundle.receipt_id;
+    assert.ok(receiptId);
+    const listed = await c.listReceipts({ subject_id: 'ts-r', limit: 10 });
+    assert.deepEqual(listed.receipts.map((r) => r.receipt_id), [receiptId]);
+    assert.equal((await c.getReceipt(receiptId)).receipt_id, receiptId);
+    // The test service has no signing key: the verdict says so rather than failing.
+    assert.equal((await c.verifyReceipt(receiptId)).reason, 'no_signature');
+    const replay = await c.replayReceipt(receiptId, { as_of: new Date().toISOString() });
+    assert.notEqual(replay.replay_receipt_id, receiptId);
+    const explained = await c.explainContext({ subject_id: 'ts-r', task: 'Greet the customer', max_tokens: 300 });
+    assert.ok(explained.candidates.some((m) => m.included && m.text?.includes('Ada Quill')));
+  });
+
+  it('reads the operator surface: jobs, webhook stats and policy', async () => {
+    const c = client();
+    await c.compileMemoriesAsync('ts-2');
+    const jobs = await c.listJobs({ subject_id: 'ts-2', limit: 5 });
+    assert.ok(jobs.jobs.length >= 1);
+    const stats = await c.getWebhookStats();
+    assert.equal(stats.total, stats.pending + stats.delivered + stats.dead_letter);
+    await assert.rejects(c.requeueJob('00000000-0000-4000-8000-000000000000'), (err: unknown) => err instanceof MemoryServiceError && err.status === 404);
+    const saved = await c.putPolicy({ yaml: 'version: 1\nmode: log_only\nrules: []\n' });
+    assert.equal(saved.mode, 'log_only');
+    assert.equal((await c.getPolicy()).policy_bundle_hash, saved.policy_bundle_hash);
+  });
+
+  it('reads readiness without a key, and the migration report with one', async () => {
+    const ready = await new MemoryServiceClient({ baseUrl }).getReadiness();
+    assert.equal(ready.status, 'ready');
+    assert.equal(ready.engine, 'pglite');
+    const migrations = await client().getMigrationStatus();
+    assert.equal(migrations.is_compatible, true);
+    assert.equal(migrations.pending_count, 0);
+  });
+
   it('throws typed errors carrying code, details and request id', async () => {
     const c = client();
     await assert.rejects(c.getMemory('00000000-0000-4000-8000-000000000000'), (err: unknown) => {
