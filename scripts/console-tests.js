@@ -18,9 +18,12 @@ if (tsc.status !== 0) {
   process.exit(1);
 }
 mkdirSync(out, { recursive: true });
-// The compiled files are ES modules (import/export); the root package is CommonJS.
+// The compiled files are ES modules (import/export); the root package is CommonJS. The root dir is
+// the repository (the console imports the typed client from clients/typescript/src), so the
+// console's tests land under test-dist/console/test.
 writeFileSync(join(out, 'package.json'), '{"type":"module"}\n');
-const component = readdirSync(join(out, 'test')).filter((f) => f.endsWith('.test.js')).map((f) => join(out, 'test', f));
+const tests = join(out, 'console', 'test');
+const component = readdirSync(tests).filter((f) => f.endsWith('.test.js')).map((f) => join(tests, f));
 const files = process.argv.includes('--components-only') ? component : [...component, join(root, 'console', 'test', 'e2e.test.mjs')];
 const run = spawnSync(process.execPath, ['--test', '--test-concurrency=1', ...files], { stdio: 'inherit', cwd: root });
 process.exit(run.status ?? 1);

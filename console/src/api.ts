@@ -1,8 +1,14 @@
 /**
- * The console's only door to data: the service's public API, called by the browser with the
- * signed-in key in a header (never in a URL, so it reaches no access log or history).
- * Every failure becomes an ApiError carrying the service's error envelope and its request id.
+ * The console's only door to data: the service's public API through the typed client
+ * (clients/typescript), called by the browser with the signed-in key in a header (never in a URL,
+ * so it reaches no access log or history). Every failure becomes an ApiError carrying the
+ * service's error envelope and its request id.
  */
+import { MemoryServiceClient, MemoryServiceConnectionError, MemoryServiceError } from '../../clients/typescript/src/index.js';
+import type { components } from '../../clients/typescript/src/index.js';
+
+export type { MemoryServiceClient };
+
 export interface Session {
   apiKey: string;
   /** Tenant sent in X-Tenant-ID; null when tenants are not in use or the key is bound to one. */
@@ -25,100 +31,72 @@ export class ApiError extends Error {
   }
 }
 
-const TENANT_HEADER = 'X-Tenant-ID';
+/**
+ * The browser's fetch with what the console needs on every request: no cookies (the key header is
+ * the only credential, so no ambient one can ride along) and no HTTP cache (every view is live).
+ */
+const consoleFetch: typeof fetch = (input, init) => fetch(input, { ...init, credentials: 'omit', cache: 'no-store' });
 
-export type Query = Record<string, string | number | boolean | null | undefined>;
+// One client per signed-in session: signing in again makes a new Session object, so a new client.
+const clients = new WeakMap<Session, MemoryServiceClient>();
 
-export function withQuery(path: string, query: Query = {}): string {
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) if (v !== undefined && v !== null && v !== '') params.set(k, String(v));
-  const text = params.toString();
-  return text ? `${path}?${text}` : path;
+function clientFor(session: Session): MemoryServiceClient {
+  let client = clients.get(session);
+  if (!client) {
+    client = new MemoryServiceClient({
+      baseUrl: location.origin,
+      apiKey: session.apiKey,
+      tenantId: session.tenant ?? undefined,
+      // A person is waiting and has a Retry button: show a 429/503 at once rather than back off.
+      maxRetries: 0,
+      fetch: consoleFetch,
+    });
+    clients.set(session, client);
+  }
+  return client;
 }
 
-export async function call<T>(session: Session, method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { 'X-API-Key': session.apiKey, Accept: 'application/json' };
-  if (session.tenant) headers[TENANT_HEADER] = session.tenant;
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  let res: Response;
+/** Run one client call for the session; its errors come back as ApiError, the type the pages render. */
+export async function api<T>(session: Session, run: (client: MemoryServiceClient) => Promise<T>): Promise<T> {
   try {
-    res = await fetch(path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), credentials: 'omit', cache: 'no-store' });
+    return await run(clientFor(session));
   } catch (err) {
-    throw new ApiError(0, { code: 'network_error', message: `The service did not answer: ${err instanceof Error ? err.message : String(err)}`, request_id: '' });
+    throw toApiError(err);
   }
-  const text = await res.text();
-  let parsed: unknown = null;
-  try {
-    parsed = text ? JSON.parse(text) : null;
-  } catch {
-    parsed = null;
-  }
-  if (!res.ok) {
-    const env = (parsed as { error?: ErrorEnvelope } | null)?.error;
-    throw new ApiError(res.status, env ?? { code: `http_${res.status}`, message: text.slice(0, 200) || res.statusText, request_id: res.headers.get('X-Request-ID') ?? '' });
-  }
-  return parsed as T;
 }
 
-// Wire shapes the console reads (openapi.json; snake_case as on the wire).
-export interface SubjectItem {
-  subject_id: string;
-  episode_count: number;
-  memory_count: number;
+function toApiError(err: unknown): unknown {
+  if (err instanceof MemoryServiceError) {
+    return new ApiError(err.status, { code: err.code, message: err.message, details: err.details, request_id: err.requestId ?? '' });
+  }
+  if (err instanceof MemoryServiceConnectionError) {
+    const cause = err.cause instanceof Error ? err.cause.message : String(err.cause);
+    return new ApiError(0, { code: 'network_error', message: `The service did not answer: ${cause}`, request_id: '' });
+  }
+  return err;
 }
-export interface SubjectList {
-  subjects: SubjectItem[];
-  total: number;
+
+/** The tenant an operator route narrows to: the session's, or every tenant. */
+export function tenantQuery(session: Session): { tenant_id?: string } {
+  return session.tenant ? { tenant_id: session.tenant } : {};
 }
-export interface Memory {
-  id: string;
-  subject_id: string;
-  kind: string;
-  content: string;
-  summary?: string | null;
-  confidence: number;
-  status: string;
-  origin?: string;
-  valid_from: string;
-  valid_to: string | null;
-  source_episode_ids: string[];
-  metadata: Record<string, unknown> | null;
-  created_at: string;
-  updated_at?: string;
-  sensitivity_labels?: string[];
-  /** The memory that replaced this one; only on a superseded memory. */
-  superseded_by?: string;
-}
-export interface Episode {
-  id: string;
-  subject_id: string;
-  session_id: string | null;
-  source: string;
-  type: string;
-  payload: Record<string, unknown>;
-  created_at: string;
-  compiled: boolean;
-}
-export interface Timeline {
-  subject_id: string;
-  episodes: Episode[];
-  memories: Memory[];
-  next_cursor: string | null;
-}
-export interface ReceiptSummary {
-  receipt_id: string;
-  subject_id: string;
-  task?: string | null;
-  mode?: string;
-  created_at: string;
-}
-export interface ReceiptList {
-  receipts: ReceiptSummary[];
-  next_cursor: string | null;
-}
-export interface Verdict {
-  valid: boolean;
-  key_id: string | null;
-  algorithm: string | null;
-  reason: string;
-}
+
+// Wire shapes the console reads, from the client's generated schema (openapi.json, snake_case).
+type Schemas = components['schemas'];
+export type SubjectList = Schemas['SubjectListDto'];
+export type SubjectItem = SubjectList['subjects'][number];
+export type Memory = Schemas['MemoryDto'];
+export type Episode = Schemas['EpisodeDto'];
+export type Timeline = Schemas['TimelineDto'];
+export type ReceiptList = Schemas['ReceiptListDto'];
+export type ReceiptSummary = Schemas['ReceiptDto'];
+export type Verdict = Schemas['ReceiptVerdictDto'];
+export type SubjectHealth = Schemas['HealthResultDto'];
+export type SubjectSla = Schemas['SlaResultDto'];
+export type HandoffPack = Schemas['HandoffPackDto'];
+export type WebhookStats = Schemas['WebhookStatsDto'];
+export type PolicyBundle = Schemas['PolicyBundleDto'];
+// The filters' <select> options are these values (or empty for "any").
+export type MemoryKind = Schemas['RememberMemoryDto']['kind'];
+export type JobStatus = Schemas['JobItemDto']['status'];
+export type WebhookStatus = Schemas['WebhookEventSummaryDto']['status'];

@@ -13,21 +13,27 @@ const episode = (id: string, at: string, session: string | null, text: string): 
   source: 'chat',
   type: 'conversation',
   payload: { messages: [{ role: 'user', content: text }] },
+  metadata: {},
+  provenance: {},
   created_at: at,
   compiled: true,
 });
-const memory = (id: string, at: string, kind: string, status: string, sources: string[], extra: Partial<Memory> = {}): Memory => ({
+const memory = (id: string, at: string, kind: Memory['kind'], status: Memory['status'], sources: string[], extra: Partial<Memory> = {}): Memory => ({
   id,
   subject_id: 's',
   kind,
   content: `content of ${id}`,
+  summary: '',
   confidence: 1,
   status,
+  origin: 'compile',
   valid_from: at,
   valid_to: null,
   source_episode_ids: sources,
   metadata: {},
   created_at: at,
+  updated_at: at,
+  sensitivity_labels: [],
   ...extra,
 });
 

@@ -76,7 +76,7 @@ export class MemoryServiceError extends Error {
 /** The request never got an answer (network failure or timeout) after every retry. */
 export class MemoryServiceConnectionError extends Error {
   override readonly name = 'MemoryServiceConnectionError';
-  constructor(message: string, readonly cause: unknown) {
+  constructor(message: string, override readonly cause: unknown) {
     super(message);
   }
 }

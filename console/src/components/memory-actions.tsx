@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { api } from '../api.js';
 import type { Memory, Session } from '../api.js';
 import { ErrorView } from './error-view.js';
 
@@ -14,7 +14,7 @@ export function MemoryActions({ session, memory, onMemory, onSelect }: { session
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
   const active = memory.status === 'active';
-  const id = encodeURIComponent(memory.id);
+  const id = memory.id;
 
   async function run(fn: () => Promise<void>) {
     setBusy(true);
@@ -31,20 +31,20 @@ export function MemoryActions({ session, memory, onMemory, onSelect }: { session
 
   const forget = () =>
     run(async () => {
-      await call(session, 'DELETE', `/v1/memories/${id}`);
-      onMemory(await call<Memory>(session, 'GET', `/v1/memories/${id}`));
+      await api(session, (c) => c.forgetMemory(id));
+      onMemory(await api(session, (c) => c.getMemory(id)));
     });
   const correct = () =>
     run(async () => {
-      const next = await call<Memory>(session, 'PATCH', `/v1/memories/${id}`, { content: text });
-      onMemory(await call<Memory>(session, 'GET', `/v1/memories/${id}`));
+      const next = await api(session, (c) => c.correctMemory(id, { content: text }));
+      onMemory(await api(session, (c) => c.getMemory(id)));
       onMemory(next);
       onSelect(next.id);
     });
   const relabel = () =>
     run(async () => {
       const labels = text.split(',').map((s) => s.trim()).filter(Boolean);
-      onMemory(await call<Memory>(session, 'PATCH', `/v1/memories/${id}/labels`, { sensitivity_labels: labels }));
+      onMemory(await api(session, (c) => c.setMemoryLabels(id, { sensitivity_labels: labels })));
     });
 
   return (

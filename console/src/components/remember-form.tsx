@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api.js';
-import type { Memory, Session } from '../api.js';
+import { api } from '../api.js';
+import type { Memory, MemoryKind, Session } from '../api.js';
 import { ErrorView } from './error-view.js';
 
 /** The kinds POST /v1/memories accepts (openapi.json, RememberMemoryDto.kind). */
@@ -13,7 +13,7 @@ export const MEMORY_KINDS = ['profile_fact', 'episode_summary', 'procedure', 'ar
  * validation errors (content length, labels) show as its envelope.
  */
 export function RememberForm({ session, subjectId, onMemory, onDone }: { session: Session; subjectId: string; onMemory: (m: Memory) => void; onDone: (m: Memory | null) => void }) {
-  const [kind, setKind] = useState<string>('profile_fact');
+  const [kind, setKind] = useState<MemoryKind>('profile_fact');
   const [content, setContent] = useState('');
   const [labels, setLabels] = useState('');
   const [busy, setBusy] = useState(false);
@@ -26,9 +26,9 @@ export function RememberForm({ session, subjectId, onMemory, onDone }: { session
     try {
       const sensitivity = labels.split(',').map((s) => s.trim()).filter(Boolean);
       const body = { subject_id: subjectId, kind, content, ...(sensitivity.length ? { sensitivity_labels: sensitivity } : {}) };
-      const created = await call<Memory>(session, 'POST', '/v1/memories', body);
+      const created = await api(session, (c) => c.remember(body));
       const replaced = Array.isArray(created.metadata?.['supersedes']) ? (created.metadata['supersedes'] as unknown[]).filter((x): x is string => typeof x === 'string') : [];
-      for (const id of replaced) onMemory(await call<Memory>(session, 'GET', `/v1/memories/${encodeURIComponent(id)}`));
+      for (const id of replaced) onMemory(await api(session, (c) => c.getMemory(id)));
       onMemory(created);
       onDone(created);
     } catch (err) {
@@ -42,7 +42,7 @@ export function RememberForm({ session, subjectId, onMemory, onDone }: { session
     <form class="confirm remember" aria-label="Remember a memory" onSubmit={submit}>
       <label>
         Kind
-        <select name="remember-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value)}>
+        <select name="remember-kind" value={kind} onChange={(e) => setKind(e.currentTarget.value as MemoryKind)}>
           {MEMORY_KINDS.map((k) => (
             <option value={k} key={k}>
               {k}

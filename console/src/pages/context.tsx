@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { api } from '../api.js';
 import type { Session } from '../api.js';
 import { ErrorView } from '../components/error-view.js';
 import { ScoreTable, SectionCosts } from '../components/score-table.js';
@@ -44,7 +44,7 @@ export function ContextPage({ session, initialSubject }: { session: Session; ini
     setError(null);
     try {
       const body = { subject_id: subject.trim(), task, max_tokens: Number(maxTokens), session_id: sessionId.trim() || undefined, emit_receipt: saveReceipt || undefined };
-      setResult(await call<Explanation>(session, 'POST', '/v1/context/explain', body));
+      setResult(await api(session, (c) => c.explainContext(body)));
     } catch (err) {
       setError(err);
     } finally {

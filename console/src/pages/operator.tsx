@@ -1,12 +1,12 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { call, withQuery } from '../api.js';
-import type { Session } from '../api.js';
+import { api, tenantQuery } from '../api.js';
+import type { JobStatus, PolicyBundle, Session, WebhookStatus } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { JobsTable } from '../components/jobs-table.js';
 import { WebhookEventView } from '../components/webhook-event.js';
 import type { WebhookEvent } from '../components/webhook-event.js';
 import { WEBHOOK_STATUS_FILTERS, WebhookEventsTable } from '../components/webhook-events-table.js';
-import type { WebhookEventPage, WebhookEventSummary } from '../components/webhook-events-table.js';
+import type { WebhookEventSummary } from '../components/webhook-events-table.js';
 import type { Job } from '../components/jobs-table.js';
 import { formatTime } from '../components/timeline-row.js';
 
@@ -49,7 +49,7 @@ function useLoad<T>(fn: () => Promise<T>, deps: unknown[]): { data: T | null; er
 
 function Jobs({ session }: { session: Session }) {
   const [status, setStatus] = useState('');
-  const { data, error } = useLoad(() => call<{ jobs: Job[] }>(session, 'GET', withQuery('/admin/jobs', { status, tenant_id: session.tenant, limit: 50 })), [session, status]);
+  const { data, error } = useLoad(() => api(session, (c) => c.listJobs({ status: (status || undefined) as JobStatus | undefined, ...tenantQuery(session), limit: 50 })), [session, status]);
   // Jobs as the requeue answered them, shown in place of the listed row (no reload: the list keeps its order).
   const [requeued, setRequeued] = useState<Record<string, Job>>({});
   const [busy, setBusy] = useState<string | null>(null);
@@ -63,8 +63,7 @@ function Jobs({ session }: { session: Session }) {
     setActionError(null);
     setDone(null);
     try {
-      const path = withQuery(`/admin/jobs/${encodeURIComponent(job.job_id)}/requeue`, { tenant_id: session.tenant });
-      const now = await call<Job>(session, 'POST', path);
+      const now = await api(session, (c) => c.requeueJob(job.job_id, tenantQuery(session)));
       setRequeued((r) => ({ ...r, [now.job_id]: now }));
       setDone(now);
     } catch (e) {
@@ -101,14 +100,6 @@ function Jobs({ session }: { session: Session }) {
   );
 }
 
-interface WebhookStats {
-  pending: number;
-  delivered: number;
-  dead_letter: number;
-  total: number;
-  oldest_pending_age_seconds: number | null;
-}
-
 /** What a confirmed requeue puts back: every dead letter (in the tenant filter), or the listed ones. */
 interface RequeueAsk {
   ids: string[] | null;
@@ -117,7 +108,7 @@ interface RequeueAsk {
 }
 
 function Webhooks({ session }: { session: Session }) {
-  const { data, error, reload } = useLoad(() => call<WebhookStats>(session, 'GET', withQuery('/admin/webhooks/stats', { tenant_id: session.tenant })), [session]);
+  const { data, error, reload } = useLoad(() => api(session, (c) => c.getWebhookStats(tenantQuery(session))), [session]);
   const [confirm, setConfirm] = useState<RequeueAsk | null>(null);
   const [result, setResult] = useState<string | null>(null);
   const [actionError, setActionError] = useState<unknown>(null);
@@ -129,7 +120,7 @@ function Webhooks({ session }: { session: Session }) {
     setOpenError(null);
     setOpened(null);
     try {
-      setOpened(await call<WebhookEvent>(session, 'GET', `/admin/webhooks/${encodeURIComponent(id)}`));
+      setOpened(await api(session, (c) => c.getWebhookEvent(id)));
     } catch (err) {
       setOpenError(err);
     }
@@ -144,7 +135,7 @@ function Webhooks({ session }: { session: Session }) {
     try {
       const body: Record<string, unknown> = session.tenant ? { tenant_id: session.tenant } : {};
       if (a.ids) body.event_ids = a.ids;
-      const r = await call<Record<string, unknown>>(session, 'POST', '/admin/webhooks/dead-letters/requeue', body);
+      const r = await api(session, (c) => c.requeueWebhookDeadLetters(body));
       setResult(JSON.stringify(r));
       setConfirm(null);
       reload();
@@ -237,7 +228,7 @@ function WebhookEventList({
     setLoading(true);
     setError(null);
     try {
-      const page = await call<WebhookEventPage>(session, 'GET', withQuery('/admin/webhooks', { status, tenant_id: session.tenant, limit: WEBHOOK_PAGE, cursor: after }));
+      const page = await api(session, (c) => c.listWebhookEvents({ status: (status || undefined) as WebhookStatus | undefined, ...tenantQuery(session), limit: WEBHOOK_PAGE, cursor: after ?? undefined }));
       if (mine !== generation.current) return;
       setEvents((shown) => (after === null || shown === null ? page.events : [...shown, ...page.events]));
       setCursor(page.next_cursor);
@@ -306,19 +297,12 @@ function WebhookEventLookup({ onOpen }: { onOpen: (id: string) => void }) {
   );
 }
 
-interface PolicyBundle {
-  yaml: string;
-  mode: string;
-  policy_bundle_hash: string;
-  updated_at: string;
-}
-
 const POLICY_TEMPLATE = 'version: 1\nmode: log_only\nrules:\n  - id: medical-only-for-clinicians\n    deny_labels: [health]\n    unless_caller_types: [clinician]\n';
 
 function Policy({ session }: { session: Session }) {
   const { data, error } = useLoad(
     () =>
-      call<PolicyBundle>(session, 'GET', withQuery('/admin/policy', { tenant_id: session.tenant })).catch((e: unknown) => {
+      api(session, (c) => c.getPolicy(tenantQuery(session))).catch((e: unknown) => {
         // No bundle yet is a 404: start from a template instead of an error.
         if (e && typeof e === 'object' && 'status' in e && (e as { status: number }).status === 404) return null;
         throw e;
@@ -333,7 +317,7 @@ function Policy({ session }: { session: Session }) {
     e.preventDefault();
     setSaveError(null);
     try {
-      setSaved(await call<PolicyBundle>(session, 'PUT', withQuery('/admin/policy', { tenant_id: session.tenant }), { yaml: text }));
+      setSaved(await api(session, (c) => c.putPolicy({ yaml: text }, tenantQuery(session))));
     } catch (err) {
       setSaveError(err);
     }

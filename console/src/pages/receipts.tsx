@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, withQuery } from '../api.js';
-import type { ReceiptList, ReceiptSummary, Session, Verdict } from '../api.js';
+import { api } from '../api.js';
+import type { ReceiptSummary, Session, Verdict } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { ReplayDiffView } from '../components/replay-diff.js';
 import { formatTime } from '../components/timeline-row.js';
@@ -19,7 +19,7 @@ export function ReceiptsPage({ session, subjectId }: { session: Session; subject
     let live = true;
     setLoading(true);
     setError(null);
-    call<ReceiptList>(session, 'GET', withQuery('/v1/receipts', { limit: 50, cursor, subject_id: subjectId }))
+    api(session, (c) => c.listReceipts({ limit: 50, cursor: cursor ?? undefined, subject_id: subjectId || undefined }))
       .then((page) => {
         if (!live) return;
         setRows((xs) => (cursor ? xs.concat(page.receipts) : page.receipts));
@@ -77,13 +77,13 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
   const [error, setError] = useState<unknown>(null);
   const [verdict, setVerdict] = useState<Verdict | null>(null);
   const [verifyError, setVerifyError] = useState<unknown>(null);
-  const id = encodeURIComponent(receiptId);
+  const id = receiptId;
 
   useEffect(() => {
     let live = true;
     setReceipt(null);
     setVerdict(null);
-    call<Record<string, unknown>>(session, 'GET', `/v1/receipts/${id}`)
+    api(session, (c) => c.getReceipt(id))
       .then((r) => live && setReceipt(r))
       .catch((e) => live && setError(e));
     return () => {
@@ -100,10 +100,10 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
     setReplay(null);
     setReplayEntries(null);
     try {
-      const result = await call<ReplayResult>(session, 'POST', `/v1/receipts/${id}/replay`, { as_of: asOf });
+      const result = await api(session, (c) => c.replayReceipt(id, { as_of: asOf }));
       setReplay(result);
       // The diff counts the entries in both; the replay receipt's own entries tell what changed in them.
-      const written = await call<{ selected_entries: SelectedEntry[] }>(session, 'GET', `/v1/receipts/${encodeURIComponent(result.replay_receipt_id)}`);
+      const written = await api(session, (c) => c.getReceipt(result.replay_receipt_id));
       setReplayEntries(written.selected_entries);
     } catch (e) {
       setReplayError(e);
@@ -113,7 +113,7 @@ export function ReceiptPage({ session, receiptId }: { session: Session; receiptI
   async function verify() {
     setVerifyError(null);
     try {
-      setVerdict(await call<Verdict>(session, 'GET', `/v1/receipts/${id}/verify`));
+      setVerdict(await api(session, (c) => c.verifyReceipt(id)));
     } catch (e) {
       setVerifyError(e);
     }

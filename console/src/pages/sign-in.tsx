@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
-import { ApiError, call } from '../api.js';
-import type { Session, SubjectList } from '../api.js';
+import { ApiError, api } from '../api.js';
+import type { Session } from '../api.js';
 import { ErrorView } from '../components/error-view.js';
 
 /**
@@ -20,7 +20,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (s: Session) => void }) {
     setError(null);
     const session: Session = { apiKey: apiKey.trim(), tenant: tenant.trim() || null };
     try {
-      await call<SubjectList>(session, 'GET', '/v1/subjects?limit=1');
+      await api(session, (c) => c.listSubjects({ limit: 1 }));
       onSignedIn(session);
     } catch (err) {
       if (err instanceof ApiError && err.envelope.code === 'missing_tenant') setNeedTenant(true);

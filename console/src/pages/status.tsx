@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.js';
+import { api } from '../api.js';
 import type { Session } from '../api.js';
 import { ErrorView, Loading } from '../components/error-view.js';
 
@@ -105,10 +105,10 @@ export function StatusPage({ session }: { session: Session }) {
     setReadyError(null);
     setMigrations(null);
     setMigrationsError(null);
-    call<Readiness>(session, 'GET', '/readyz')
+    api(session, (c) => c.getReadiness())
       .then((r) => live && setReady(r))
       .catch((e) => live && setReadyError(e));
-    call<MigrationsReport>(session, 'GET', '/ops/migrations')
+    api(session, (c) => c.getMigrationStatus())
       .then((r) => live && setMigrations(r))
       .catch((e) => live && setMigrationsError(e));
     return () => {

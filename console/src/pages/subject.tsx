@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { call, withQuery } from '../api.js';
+import { api } from '../api.js';
 import type { Episode, Memory, Session, Timeline } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { MemoryActions } from '../components/memory-actions.js';
@@ -44,7 +44,8 @@ export function SubjectPage({ session, subjectId }: { session: Session; subjectI
     (async () => {
       let cursor: string | null = null;
       do {
-        const page: Timeline = await call<Timeline>(session, 'GET', withQuery('/v1/timeline', { subject_id: subjectId, limit: PAGE, cursor, as_of: asOf ? new Date(asOf).toISOString() : undefined }));
+        const from = cursor ?? undefined;
+        const page: Timeline = await api(session, (c) => c.getTimeline({ subject_id: subjectId, limit: PAGE, cursor: from, as_of: asOf ? new Date(asOf).toISOString() : undefined }));
         if (!live) return;
         setEpisodes((xs) => xs.concat(page.episodes));
         setMemories((xs) => xs.concat(page.memories));

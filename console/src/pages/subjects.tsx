@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call, withQuery } from '../api.js';
+import { api } from '../api.js';
 import type { Session, SubjectList } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { href } from '../route.js';
@@ -17,7 +17,7 @@ export function SubjectsPage({ session }: { session: Session }) {
     let live = true;
     setData(null);
     setError(null);
-    call<SubjectList>(session, 'GET', withQuery('/v1/subjects', { limit: PAGE, offset }))
+    api(session, (c) => c.listSubjects({ limit: PAGE, offset }))
       .then((d) => live && setData(d))
       .catch((e) => live && setError(e));
     return () => {

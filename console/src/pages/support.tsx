@@ -1,20 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
-import { call } from '../api.js';
-import type { Session } from '../api.js';
+import { api } from '../api.js';
+import type { HandoffPack, Session, SubjectHealth as Health, SubjectSla as Sla } from '../api.js';
 import { Empty, ErrorView, Loading } from '../components/error-view.js';
 import { HealthTrend } from '../components/health-trend.js';
 import type { HealthPoint } from '../components/health-trend.js';
-
-interface Health {
-  score: number;
-  state: string;
-  factors: { signal: string; impact: number; detail: string }[];
-}
-interface Sla {
-  total_sessions: number;
-  open_sessions: number;
-  sessions: { session_id: string; status: string; first_response_seconds: number | null; resolution_seconds: number | null; first_response_breached: boolean; resolution_breached: boolean }[];
-}
 
 const secs = (n: number | null) => (n === null ? '—' : n < 120 ? `${Math.round(n)} s` : `${Math.round(n / 60)} min`);
 
@@ -22,24 +11,24 @@ const secs = (n: number | null) => (n === null ? '—' : n < 120 ? `${Math.round
 export function SupportPanel({ session, subjectId, sessions }: { session: Session; subjectId: string; sessions: string[] }) {
   const [handoffSession, setHandoffSession] = useState('');
   const chosen = handoffSession || sessions[sessions.length - 1] || '';
-  const id = encodeURIComponent(subjectId);
+  const id = subjectId;
   const [health, setHealth] = useState<Health | null>(null);
   const [sla, setSla] = useState<Sla | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [trend, setTrend] = useState<HealthPoint[] | null>(null);
   const [trendError, setTrendError] = useState<unknown>(null);
-  const [handoff, setHandoff] = useState<{ handoff_notes: string } | null>(null);
+  const [handoff, setHandoff] = useState<HandoffPack | null>(null);
   const [handoffError, setHandoffError] = useState<unknown>(null);
 
   useEffect(() => {
     let live = true;
-    Promise.all([call<Health>(session, 'GET', `/v1/subjects/${id}/health`), call<Sla>(session, 'GET', `/v1/subjects/${id}/sla`)])
+    Promise.all([api(session, (c) => c.getSubjectHealth(id)), api(session, (c) => c.getSubjectSla(id))])
       .then(([h, s]) => {
         if (!live) return;
         setHealth(h);
         setSla(s);
         // After the health read: it recomputes, and a change it finds is the trend's newest point.
-        return call<{ points: HealthPoint[] }>(session, 'GET', `/v1/subjects/${id}/health/history`).then(
+        return api(session, (c) => c.getSubjectHealthHistory(id)).then(
           (r) => live && setTrend(r.points),
           (e) => live && setTrendError(e),
         );
@@ -53,7 +42,7 @@ export function SupportPanel({ session, subjectId, sessions }: { session: Sessio
   async function prepare() {
     setHandoffError(null);
     try {
-      setHandoff(await call<{ handoff_notes: string }>(session, 'POST', '/v1/handoff', { subject_id: subjectId, session_id: chosen, reason: 'prepared in the console', max_tokens: 2000 }));
+      setHandoff(await api(session, (c) => c.createHandoff({ subject_id: subjectId, session_id: chosen, reason: 'prepared in the console', max_tokens: 2000 })));
     } catch (e) {
       setHandoffError(e);
     }
