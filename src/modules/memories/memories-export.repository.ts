@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { NO_ROWS, rowOf } from 'src/common/db/row-shape';
+import { ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
 import { isoformatUtc, raw, sql } from 'src/common/db/sql';
 import { byStoredTenant, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -13,7 +13,6 @@ export interface MemoryExportCursor {
 }
 
 const TENANT_ROW = rowOf<{ tenant_id: string | null }>({ tenant_id: true });
-const ID_ROW = rowOf<{ id: string }>({ id: true });
 
 /** Rows per INSERT: keeps the one JSON parameter of a statement to a few megabytes. */
 const INSERT_CHUNK = 500;

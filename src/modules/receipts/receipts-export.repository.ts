@@ -2,7 +2,7 @@ import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { AppError } from 'src/common/errors/app-error';
 import { ErrorCode } from 'src/common/errors/error-codes';
-import { COUNT, rowOf } from 'src/common/db/row-shape';
+import { COUNT, ID_ROW } from 'src/common/db/row-shape';
 import { raw, sql } from 'src/common/db/sql';
 import { byStoredTenant, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -17,7 +17,6 @@ export interface ReceiptExportCursor {
   tenant: string;
 }
 
-const ID_ROW = rowOf<{ id: string }>({ id: true });
 
 /** Rows per INSERT: keeps the one JSON parameter of a statement to a few megabytes. */
 const INSERT_CHUNK = 500;
