@@ -21,6 +21,15 @@ describe('LruCache', () => {
     expect(c.get('a')).toBe(5);
   });
 
+  it('take removes the entry and returns it; an absent key gives undefined', () => {
+    const c = new LruCache<string, number>(2);
+    c.set('a', 1);
+    expect(c.take('a')).toBe(1);
+    expect(c.size).toBe(0);
+    expect(c.get('a')).toBeUndefined();
+    expect(c.take('a')).toBeUndefined();
+  });
+
   it('refuses a capacity that is not a positive integer', () => {
     expect(() => new LruCache(0)).toThrow(RangeError);
     expect(() => new LruCache(1.5)).toThrow(RangeError);

@@ -19,6 +19,13 @@ export class LruCache<K, V> {
     return value;
   }
 
+  /** Removes the entry and returns it (a caller that changes a value puts it back with `set`). */
+  take(key: K): V | undefined {
+    const value = this.entries.get(key);
+    this.entries.delete(key);
+    return value;
+  }
+
   /** Stores the value and returns it. */
   set(key: K, value: V): V {
     this.entries.delete(key);

@@ -34,6 +34,7 @@
  *   second apart render the same text unless a threshold was crossed.
  * State: healthy >= 70, watch 40–69, at_risk < 40 (contract).
  */
+import { LruCache } from 'src/common/lru-cache';
 import { isStopWord, splitWords, stem } from 'src/common/text/terms';
 import { buildSessions, isOpenStatus, speakerLines, type SupportSession } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
@@ -140,13 +141,13 @@ const DEFAULT_LINKED_SUBJECTS = 256;
  * after new episodes compares only the new sessions' openings with the others.
  */
 export class HealthTextIndex {
-  private readonly entries = new Map<string, EpisodeSignals>();
-  private readonly links = new Map<string, SessionLinks>();
+  private readonly entries: LruCache<string, EpisodeSignals>;
+  private readonly links: LruCache<string, SessionLinks>;
 
-  constructor(
-    private readonly maxEntries = DEFAULT_INDEX_ENTRIES,
-    private readonly maxSubjects = DEFAULT_LINKED_SUBJECTS,
-  ) {}
+  constructor(maxEntries = DEFAULT_INDEX_ENTRIES, maxSubjects = DEFAULT_LINKED_SUBJECTS) {
+    this.entries = new LruCache(maxEntries);
+    this.links = new LruCache(maxSubjects);
+  }
 
   /**
    * The session links of the subject's last computation when its sessions are a prefix of these
@@ -156,14 +157,12 @@ export class HealthTextIndex {
    * always those of comparing every pair. Taken out until `keepLinks` puts the extended one back.
    */
   takeLinks(subjectId: string, ids: readonly string[], words: readonly ReadonlySet<string>[]): SessionLinks {
-    const kept = this.links.get(subjectId);
-    this.links.delete(subjectId);
+    const kept = this.links.take(subjectId);
     if (kept !== undefined && kept.ids.length <= ids.length && kept.ids.every((id, i) => id === ids[i] && kept.words[i] === words[i])) return kept;
     return emptyLinks();
   }
 
   keepLinks(subjectId: string, links: SessionLinks): void {
-    if (this.links.size >= this.maxSubjects) this.links.delete(this.links.keys().next().value as string);
     this.links.set(subjectId, links);
   }
 
@@ -173,12 +172,7 @@ export class HealthTextIndex {
 
   signals(episode: SupportEpisode): EpisodeSignals {
     const hit = this.entries.get(episode.id);
-    if (hit !== undefined && hit.text === episode.text && hit.source === episode.source) {
-      // Map order is insertion order: re-inserting keeps the most recently used last.
-      this.entries.delete(episode.id);
-      this.entries.set(episode.id, hit);
-      return hit;
-    }
+    if (hit !== undefined && hit.text === episode.text && hit.source === episode.source) return hit;
     const lines = speakerLines(episode);
     const customer = lines.filter((l) => l.speaker === 'customer');
     const spoken = lines
@@ -192,10 +186,7 @@ export class HealthTextIndex {
       opening: customer.length > 0 ? contentWords(customer.map((l) => l.text).join(' ')) : null,
       urgent: URGENT_PATTERNS.filter(([, pattern]) => pattern.test(spoken)).map(([label]) => label),
     };
-    this.entries.delete(episode.id);
-    if (this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
-    this.entries.set(episode.id, signals);
-    return signals;
+    return this.entries.set(episode.id, signals);
   }
 }
 
