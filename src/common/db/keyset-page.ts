@@ -1,5 +1,5 @@
 import { RowShape } from './row-shape';
-import { raw, sql, SqlFragment } from './sql';
+import { raw, sql, SqlFragment, utcMicros } from './sql';
 import type { TenantPredicate } from './tenant-scoped.repository';
 
 /**
@@ -55,7 +55,7 @@ export function keysetPageSql(t: TenantPredicate, q: KeysetPage): SqlFragment {
       SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
       WINDOW w AS (ORDER BY created_at, key ROWS UNBOUNDED PRECEDING)
     )
-    SELECT ${q.select}, to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+    SELECT ${q.select}, ${utcMicros('x.created_at')} AS cursor_at,
       x.${key}::text AS cursor_key, (SELECT count(*)::int FROM candidates) AS candidates
     FROM budgeted b JOIN ${table} x ON x.id = b.id
     WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}

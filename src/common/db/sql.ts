@@ -68,6 +68,17 @@ export function isoformatUtc(column: string): SqlFragment {
 const ISOFORMAT_UTC = 'YYYY-MM-DD"T"HH24:MI:SS.US"+00:00"';
 
 /**
+ * A timestamptz column as ISO text in UTC with microseconds (`2026-01-02T03:04:05.000006Z`): the
+ * position a keyset cursor carries, exact where a JS Date keeps only milliseconds. `column` is our
+ * own SQL, never input.
+ */
+export function utcMicros(column: string): SqlFragment {
+  return sql`to_char(${raw(column)} AT TIME ZONE 'UTC', ${UTC_MICROS})`;
+}
+
+const UTC_MICROS = 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"';
+
+/**
  * `to_tsquery('english', words)` as a scalar subquery. Postgres evaluates it once, as an
  * InitPlan, and can still match it through the GIN index. A bare `to_tsquery('english', $n)` is
  * folded to a constant only in a custom plan: once a prepared statement switches to its generic

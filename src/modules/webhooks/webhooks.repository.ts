@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { COUNT, entityRow, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
-import { raw, sql } from 'src/common/db/sql';
+import { raw, sql, utcMicros } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { columnList } from 'src/db/column-types';
@@ -168,7 +168,7 @@ export class WebhooksRepository extends TenantScopedRepository {
         WINDOW w AS (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING)
       )
       SELECT x.id, x.tenant_id, x.event, x.status, x.attempts, x.next_attempt_at, x.last_error, x.last_status_code, x.created_at, x.delivered_at,
-        to_char(x.created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS cursor_at,
+        ${utcMicros('x.created_at')} AS cursor_at,
         (SELECT count(*)::int FROM candidates) AS candidates
       FROM budgeted b JOIN webhook_events x ON x.id = b.id
       WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}
