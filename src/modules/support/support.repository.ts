@@ -122,16 +122,19 @@ export class SupportRepository extends TenantScopedRepository {
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<{ resolutions: number; healthCache: number; healthHistory: number }> {
+    // Rows are locked in the order every health path locks them (a resolution upsert: its row,
+    // then the refresh mark, the cache row, the history): the mark taken after the cache row
+    // deadlocked against a concurrent recomputation holding the mark and waiting for the cache.
     const [resolutions] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (DELETE FROM resolutions WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);
+    await this.takeRefreshMark(em, scope, subjectId);
     const [healthCache] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (DELETE FROM health_cache WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);
     const [history] = await this.scoped(em, scope, COUNT, (t) => sql`
       WITH gone AS (DELETE FROM health_history WHERE ${t()} AND subject_id = ${subjectId} RETURNING 1)
       SELECT count(*)::int AS n FROM gone`);
-    await this.takeRefreshMark(em, scope, subjectId);
     return { resolutions: resolutions.n, healthCache: healthCache.n, healthHistory: history.n };
   }
 
