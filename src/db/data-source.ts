@@ -9,6 +9,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { lockDataDir } from './data-dir-lock';
 import { ENTITIES } from './entities';
+import { PG_TYPES } from './timestamps';
 import { redactDatabaseUrl } from './redact-url';
 
 export type Engine = 'postgres' | 'pglite';
@@ -101,7 +102,7 @@ export function baseOptions(connection: Connection, poolSize: number, keepIdle =
     // fail requests fast instead of hanging them.
     // keepIdle: the embedded server's only connection is never closed for idleness, because
     // pglite-socket counts a closing connection for a few ms and would refuse the reconnect.
-    extra: { max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: keepIdle ? 0 : 30000, ...limits },
+    extra: { max: poolSize, connectionTimeoutMillis: 5000, idleTimeoutMillis: keepIdle ? 0 : 30000, types: PG_TYPES, ...limits },
     logging: false,
   };
 }
