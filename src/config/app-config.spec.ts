@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       rateLimitStrategy: 'distributed',
       webhookUrl: '',
       webhookTimeoutMs: 5000,
+      healthRefreshDelayMs: 200,
       compileJobRetentionHours: 168,
       corsOrigins: ['*'],
       requireTenant: false,

@@ -52,6 +52,8 @@ export interface AppConfig {
   trustedProxies: string;
   webhookUrl: string;
   webhookTimeoutMs: number;
+  /** HEALTH_REFRESH_DELAY_MS: how long ingestion marks gather before a health recomputation. */
+  healthRefreshDelayMs: number;
   webhookMaxAttempts: number;
   webhookRetentionDays: number;
   webhookDeadLetterRetentionDays: number;
@@ -331,6 +333,7 @@ function buildConfig(values: Map<string, Parsed>, { dbUrl, workers, tenantHeader
     trustedProxies: get<string>('TRUSTED_PROXIES'),
     webhookUrl,
     webhookTimeoutMs: Math.round(get<number>('WEBHOOK_TIMEOUT') * 1000),
+    healthRefreshDelayMs: get<number>('HEALTH_REFRESH_DELAY_MS'),
     webhookMaxAttempts: get<number>('WEBHOOK_MAX_ATTEMPTS'),
     webhookRetentionDays: get<number>('WEBHOOK_RETENTION_DAYS'),
     webhookDeadLetterRetentionDays: get<number>('WEBHOOK_DEAD_LETTER_RETENTION_DAYS'),

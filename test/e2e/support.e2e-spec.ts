@@ -70,7 +70,9 @@ describe('support scenario: a customer with several sessions', () => {
   };
 
   beforeAll(async () => {
-    t = await createTestApp(WEBHOOKS);
+    // A gathering window far longer than three ingests take even on a loaded machine: with the
+    // 200 ms default a slow run flushed between them and the coalescing test saw an early event.
+    t = await createTestApp({ ...WEBHOOKS, SERVICE_HEALTH_REFRESH_DELAY_MS: '1500' });
   });
   afterAll(() => t.close());
 
@@ -255,7 +257,7 @@ describe('support scenario: a customer with several sessions', () => {
     expect(await t.ds.query(`SELECT state, score FROM health_cache WHERE subject_id = $1`, [sub])).toEqual([{ state: 'watch', score: 45 }]);
     // Left alone, the delayed flush does the same work: a new session turns the subject at_risk.
     await request(t.http).post('/v1/episodes').send(customer(sub, 'k-2', 'urgent: refund missing')).expect(201);
-    for (let i = 0; i < 100 && (await t.ds.query(`SELECT score FROM health_cache WHERE subject_id = $1`, [sub]))[0].score !== 30; i++) {
+    for (let i = 0; i < 500 && (await t.ds.query(`SELECT score FROM health_cache WHERE subject_id = $1`, [sub]))[0].score !== 30; i++) {
       await new Promise((r) => setTimeout(r, 20));
     }
     expect(await t.ds.query(`SELECT state, score FROM health_cache WHERE subject_id = $1`, [sub])).toEqual([{ state: 'at_risk', score: 30 }]);

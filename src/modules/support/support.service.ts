@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { BeforeApplicationShutdown, Injectable, Logger, OnModuleInit } from '@nestjs/common';
+import { BeforeApplicationShutdown, Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import { isReservedSubject } from 'src/common/auth/reserved-subjects';
 import { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { ReadRouter } from 'src/db/read-replicas';
+import { APP_CONFIG } from 'src/config/app-config';
+import type { AppConfig } from 'src/config/app-config';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import { EpisodesService } from 'src/modules/episodes/episodes.service';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
@@ -59,13 +61,6 @@ export const SUPPORT_EPISODE_ROWS = 5000;
 export const SUPPORT_TEXT_CHARS = 2000;
 
 /**
- * How long ingestion marks gather before their subjects' health is recomputed: long enough to
- * fold a burst of ingests into one recomputation, short enough that a webhook receiver hears
- * of a change within a second.
- */
-const HEALTH_REFRESH_DELAY_MS = 200;
-
-/**
  * The subject.health_* events are emitted by `recomputeHealth`, which every path that can change
  * or notice a change of health goes through: GET health, POST handoff, POST resolutions (in the
  * upsert's transaction) and ingestion of episodes with a session (shortly after its commit,
@@ -74,11 +69,12 @@ const HEALTH_REFRESH_DELAY_MS = 200;
 @Injectable()
 export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
   private readonly logger = new Logger('support');
-  private readonly refresher = new HealthRefresher(
-    async (scope, subjectId) => void (await this.ds.transaction((em) => this.recomputeHealth(em, scope, subjectId))),
-    (err) => this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed'),
-    HEALTH_REFRESH_DELAY_MS,
-  );
+  /**
+   * Coalesced recomputation after ingestion. Its delay (HEALTH_REFRESH_DELAY_MS, default 200 ms)
+   * is long enough to fold a burst of ingests into one recomputation, short enough that a
+   * webhook receiver hears of a change within a second.
+   */
+  private readonly refresher: HealthRefresher;
 
   /** Health's reading of episode texts, kept across recomputations (see HealthTextIndex). */
   private readonly healthText = new HealthTextIndex();
@@ -91,7 +87,14 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     private readonly memories: MemoriesService,
     private readonly webhooks: WebhooksService,
     private readonly receipts: ReceiptsService,
-  ) {}
+    @Inject(APP_CONFIG) config: AppConfig,
+  ) {
+    this.refresher = new HealthRefresher(
+      async (scope, subjectId) => void (await this.ds.transaction((em) => this.recomputeHealth(em, scope, subjectId))),
+      (err) => this.logger.error({ err: { message: (err as Error).message } }, 'health recomputation after ingestion failed'),
+      config.healthRefreshDelayMs,
+    );
+  }
 
   onModuleInit(): void {
     // Episodes with a session change SLA inputs: mark their subjects for recomputation.
