@@ -8,7 +8,7 @@ import { closeIfBodyUnread } from 'src/common/http/json-body';
 import { RateLimiter } from 'src/common/throttle/rate-limiter';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
-import { FULL_ACCESS, hasRole, KEY_RESOLVER, keysMatch, surfaceOf } from './principal';
+import { FULL_ACCESS, hasRole, KEY_RESOLVER, keyDigest, keysMatch, surfaceOf } from './principal';
 import type { KeyResolver, Principal } from './principal';
 
 /** A scraper must not eat the clients' budget or be refused during an incident. */
@@ -25,11 +25,16 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  */
 @Injectable()
 export class AuthGate {
+  /** API_KEY's digest (keysMatch), null without one. */
+  private readonly master: Buffer | null;
+
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly limiter: RateLimiter,
     @Inject(KEY_RESOLVER) private readonly keys: KeyResolver,
-  ) {}
+  ) {
+    this.master = config.apiKey ? keyDigest(config.apiKey) : null;
+  }
 
   handler(): (req: Request, res: Response, next: NextFunction) => void {
     return (req, res, next) => void this.handle(req, res, next);
@@ -67,7 +72,7 @@ export class AuthGate {
    * everywhere at once.
    */
   private async authenticate(req: Request): Promise<Principal> {
-    const master = this.config.apiKey;
+    const master = this.master;
     const token = presentedKey(req);
     if (token !== undefined && token !== '') {
       if (master && keysMatch(token, master)) return FULL_ACCESS;

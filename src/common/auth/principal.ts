@@ -33,10 +33,15 @@ export interface KeyResolver {
 export const KEY_RESOLVER = Symbol('KEY_RESOLVER');
 
 /** Hashing first gives equal-length inputs, so the comparison time says nothing about the key. */
-export function keysMatch(given: string, expected: string): boolean {
+export function keysMatch(given: string, expected: string | Buffer): boolean {
   const a = createHash('sha256').update(given).digest();
-  const b = createHash('sha256').update(expected).digest();
+  const b = typeof expected === 'string' ? keyDigest(expected) : expected;
   return timingSafeEqual(a, b);
+}
+
+/** The digest `keysMatch` compares; a key checked on every request (API_KEY) is hashed once, at start. */
+export function keyDigest(key: string): Buffer {
+  return createHash('sha256').update(key).digest();
 }
 
 /**

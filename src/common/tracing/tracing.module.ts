@@ -29,8 +29,13 @@ export const TRACING = Symbol('TRACING');
 export class TracingModule implements NestModule, OnApplicationShutdown {
   constructor(@Inject(TRACING) private readonly started: boolean) {}
 
+  /**
+   * Mounted only when tracing is on: off, the middleware would do nothing but call `next`, and
+   * every request would still pay for Nest's middleware layer around it (a route layer matched
+   * on every path, its proxy and dispatch: bench/README.md "Ingest cost per request").
+   */
   configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(HttpTracingMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
+    if (this.started) consumer.apply(HttpTracingMiddleware).forRoutes({ path: '{*path}', method: RequestMethod.ALL });
   }
 
   async onApplicationShutdown(): Promise<void> {
