@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
+import { stdSerializers } from 'pino';
 import type { DestinationStream } from 'pino';
 import { pinoHttp } from 'pino-http';
 import type { HttpLogger, Options } from 'pino-http';
@@ -8,6 +9,21 @@ import { RequestContext } from 'src/common/context/request-context';
 import type { AppConfig } from 'src/config/app-config';
 
 const PROBES = new Set(['/healthz', '/readyz', '/health', '/ready']);
+
+/** The URL without its query string. */
+function pathOf(url: string): string {
+  const q = url.indexOf('?');
+  return q < 0 ? url : url.slice(0, q);
+}
+
+/** What the access logger's `req` binding is given: a request, with Express's fields once it has run. */
+type LoggedRequest = IncomingMessage & { originalUrl?: string; path?: unknown };
+
+/** The request's URL as pino-std-serializers' request serializer reports it (Express's originalUrl first). */
+function requestUrl(req: LoggedRequest): string {
+  if (req.originalUrl) return req.originalUrl;
+  return typeof req.path === 'string' ? req.path : (req.url as string);
+}
 
 /**
  * pino-http options: JSON lines with request_id and tenant on every line (read from the
@@ -23,12 +39,18 @@ function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResp
       const state = RequestContext.current();
       return state ? { request_id: state.requestId, tenant: state.tenantId } : {};
     },
-    autoLogging: { ignore: (req: IncomingMessage) => PROBES.has((req.url ?? '').split('?')[0]) },
+    autoLogging: { ignore: (req: IncomingMessage) => PROBES.has(pathOf(req.url ?? '')) },
     customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
       err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
+    // Our serializers take the request and response themselves, not pino-std-serializers'
+    // copies of them (headers, address, query, params, built for every request and dropped at
+    // once): they read the same two fields from the source (the URL as that serializer picks
+    // it), so the lines are unchanged. `err` keeps the standard serializer pino-http would add.
+    wrapSerializers: false,
     serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: redactQuery(req.url) }),
+      req: (req: LoggedRequest) => ({ method: req.method, url: redactQuery(requestUrl(req)) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
+      err: stdSerializers.err,
     },
     redact: {
       paths: ['req.headers["x-api-key"]', 'req.headers.authorization', 'req.headers.cookie', '*.apiKey', '*.api_key', '*.openaiApiKey', '*.webhookSecret'],
