@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
+import { storage, Store } from 'nestjs-pino/storage';
 import { stdSerializers } from 'pino';
 import type { DestinationStream } from 'pino';
 import { pinoHttp } from 'pino-http';
@@ -67,8 +68,21 @@ function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResp
  */
 export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream | null): Params {
   const options = pinoHttpOptions(config);
-  // A destination stream is given by tests that read the log lines back.
-  return { pinoHttp: stream ? [options, stream as never] : options, useExisting: true, renameContext: 'context' };
+  // A destination stream is given by tests that read the log lines back. No routes: nestjs-pino's
+  // binding middleware is mounted by app.setup.ts as plain Express middleware (bindRequestLogger).
+  return { pinoHttp: stream ? [options, stream as never] : options, useExisting: true, renameContext: 'context', forRoutes: [] };
+}
+
+/**
+ * What nestjs-pino's own middleware does with `useExisting` (its LoggerModule's
+ * bindLoggerMiddleware): service log lines written while the request is handled go through the
+ * access logger's request logger (`req.log`, so they carry `req`). Mounted by app.setup.ts right
+ * after the authentication gate, where Nest put it for every route ('{*path}'), but as plain
+ * Express middleware: Nest's wrapper around a module middleware (a route layer matched on every
+ * path, its proxy, a WeakSet of handled requests) cost more than the binding itself.
+ */
+export function bindRequestLogger(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
+  storage.run(new Store(req.log, undefined), next);
 }
 
 /** The access logger (one line per request), for app.setup.ts to mount before the gate. */
