@@ -33,6 +33,39 @@ describe('scanJsonShape', () => {
     expect(scanJsonShape('"a\\"[,"')).toEqual({ problem: null, values: 1 });
   });
 
+  it('counts exactly as a walk over every character does, escapes and unterminated strings included', () => {
+    // The scan jumps from a string's opening quote to its closing one; this is the plain walk.
+    const walk = (text: string, maxNodes = 100_000, maxDepth = MAX_JSON_DEPTH) => {
+      let depth = 0;
+      let nodes = 1;
+      let inString = false;
+      for (let i = 0; i < text.length; i++) {
+        const c = text[i];
+        if (inString) {
+          if (c === '\\') i++;
+          else if (c === '"') inString = false;
+          continue;
+        }
+        if (c === '"') inString = true;
+        else if (c === '[' || c === '{') {
+          if (++depth > maxDepth) return { type: 'too_deep', values: nodes };
+          nodes++;
+        } else if (c === ']' || c === '}') depth--;
+        else if (c === ',') nodes++;
+        if (nodes > maxNodes) return { type: 'too_many_values', values: nodes };
+      }
+      return { type: null, values: nodes };
+    };
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const alphabet = ['"', '\\', '[', ']', '{', '}', ',', 'a', ' ', ':'];
+    for (let n = 0; n < 5000; n++) {
+      const text = Array.from({ length: Math.floor(random() * 40) }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+      const got = scanJsonShape(text, 12, 6);
+      expect({ type: got.problem?.type ?? null, values: got.values }).toEqual(walk(text, 12, 6));
+    }
+  });
+
   it('stops at the value cap or the depth limit without parsing', () => {
     expect(scanJsonShape(`[${'0,'.repeat(10)}0]`, 5).problem?.type).toBe('too_many_values');
     expect(scanJsonShape('['.repeat(MAX_JSON_DEPTH + 1)).problem?.type).toBe('too_deep');

@@ -46,16 +46,15 @@ const COMMA = 0x2c;
 export function scanJsonShape(text: string, maxNodes = MAX_JSON_NODES, maxDepth = MAX_JSON_DEPTH): { problem: JsonProblem | null; values: number } {
   let depth = 0;
   let nodes = 1;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === BACKSLASH) i++;
-      else if (c === QUOTE) inString = false;
+    if (c === QUOTE) {
+      // Strings hold most of the text: jump to their closing quote (indexOf, not a loop over
+      // every character), the first one not escaped, i.e. not after an odd run of backslashes.
+      i = closingQuote(text, i);
       continue;
     }
-    if (c === QUOTE) inString = true;
-    else if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
+    if (c === OPEN_ARRAY || c === OPEN_OBJECT) {
       if (++depth > maxDepth) return { problem: { loc: ['body'], msg: `JSON nested deeper than ${maxDepth} levels`, type: 'too_deep' }, values: nodes };
       nodes++;
     } else if (c === CLOSE_ARRAY || c === CLOSE_OBJECT) depth--;
@@ -63,6 +62,16 @@ export function scanJsonShape(text: string, maxNodes = MAX_JSON_NODES, maxDepth 
     if (nodes > maxNodes) return { problem: { loc: ['body'], msg: `JSON holds more than ${maxNodes} values`, type: 'too_many_values' }, values: nodes };
   }
   return { problem: null, values: nodes };
+}
+
+/** Where the string opened at `open` ends (its closing quote), or the end of the text if it does not. */
+function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at >= 0; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return text.length;
 }
 
 interface Frame {
