@@ -4,7 +4,7 @@ import { ReqCtx } from 'src/common/context/ctx.decorator';
 import type { Ctx } from 'src/common/context/request-context';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
 import { CreateEpisodeDto, CreateEpisodesBatchDto } from './dto/create-episode.dto';
-import { EpisodeDto, EpisodesBatchDto } from './dto/episode.dto';
+import { EpisodeDto, EpisodeReply, EpisodesBatchDto, EpisodesBatchReply } from './dto/episode.dto';
 import { EpisodesService } from './episodes.service';
 
 @ApiTags('episodes')
@@ -17,7 +17,7 @@ export class EpisodesController {
   @Post()
   @HttpCode(201)
   @ApiCreatedResponse({ type: EpisodeDto })
-  create(@ReqCtx() ctx: Ctx, @Body() dto: CreateEpisodeDto): Promise<EpisodeDto> {
+  create(@ReqCtx() ctx: Ctx, @Body() dto: CreateEpisodeDto): Promise<EpisodeReply> {
     return this.episodes.create(ctx, dto);
   }
 
@@ -25,7 +25,7 @@ export class EpisodesController {
   @Post('batch')
   @HttpCode(201)
   @ApiCreatedResponse({ type: EpisodesBatchDto })
-  createBatch(@ReqCtx() ctx: Ctx, @Body() dto: CreateEpisodesBatchDto): Promise<EpisodesBatchDto> {
+  createBatch(@ReqCtx() ctx: Ctx, @Body() dto: CreateEpisodesBatchDto): Promise<EpisodesBatchReply> {
     return this.episodes.createBatch(ctx, dto.episodes);
   }
 }

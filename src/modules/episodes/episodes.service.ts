@@ -14,7 +14,7 @@ import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { WebhooksService } from 'src/modules/webhooks/webhooks.service';
 import { CreateEpisodeDto } from './dto/create-episode.dto';
-import { EpisodeDto, EpisodePageOptions, EpisodesBatchDto, toEpisodeDto } from './dto/episode.dto';
+import { EpisodePageOptions, EpisodeReply, EpisodesBatchReply, toEpisodeReply } from './dto/episode.dto';
 import type { EpisodeWireRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeDigestRow } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow, NewEpisode } from 'src/modules/episodes/episode.entity';
@@ -67,8 +67,8 @@ export class EpisodesService {
    * request answered after that commit. One event row per episode
    * created, idempotency keys and errors per request, exactly as when each ran alone.
    */
-  async create(ctx: Ctx, dto: CreateEpisodeDto): Promise<EpisodeDto> {
-    return toEpisodeDto(await this.singles.submit({ scope: ctx.scope, dto }));
+  async create(ctx: Ctx, dto: CreateEpisodeDto): Promise<EpisodeReply> {
+    return toEpisodeReply(await this.singles.submit({ scope: ctx.scope, dto }));
   }
 
   private readonly singles: GroupCommit<{ scope: TenantScope; dto: CreateEpisodeDto }, EpisodeRow>;
@@ -98,7 +98,7 @@ export class EpisodesService {
   }
 
   /** All-or-nothing: one transaction, one INSERT; the response keeps request order. */
-  async createBatch(ctx: Ctx, items: CreateEpisodeDto[]): Promise<EpisodesBatchDto> {
+  async createBatch(ctx: Ctx, items: CreateEpisodeDto[]): Promise<EpisodesBatchReply> {
     const rows = await this.write(async (em) => {
       const { rows, created } = await this.insert(em, ctx.scope, items);
       if (created.length > 0) {
@@ -111,7 +111,7 @@ export class EpisodesService {
     });
     await this.reads.wrote(ctx.scope, rows.map((r) => r.subject_id));
     await this.notify(ctx.scope, rows);
-    return { episodes_created: rows.length, episodes: rows.map(toEpisodeDto) };
+    return { episodes_created: rows.length, episodes: rows.map(toEpisodeReply) };
   }
 
   /**
