@@ -17,5 +17,12 @@ describe('asJsonb', () => {
     expect(asJsonb([3, 'x', true, null, { a: 1 }])).toEqual([3, 'x', true, null, { a: 1 }]);
     expect(asJsonb('s')).toBe('s');
     expect(asJsonb(null)).toBeNull();
+    // Already in jsonb's order at every depth: the value itself, not a copy.
+    const ordered = { messages: [{ meta: { a: 1, bb: [{ x: 1 }] }, role: 'user', content: 'hi' }] };
+    expect(asJsonb(ordered)).toBe(ordered);
+    // One object out of order deep inside: a copy, ordered there, the original untouched.
+    const deep = { messages: [{ role: 'user', content: 'hi' }, { content: 'x', role: 'agent' }] };
+    expect(JSON.stringify(asJsonb(deep))).toBe('{"messages":[{"role":"user","content":"hi"},{"role":"agent","content":"x"}]}');
+    expect(JSON.stringify(deep)).toBe('{"messages":[{"role":"user","content":"hi"},{"content":"x","role":"agent"}]}');
   });
 });

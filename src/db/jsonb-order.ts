@@ -9,12 +9,32 @@
  * as jsonb resolves them: the last wins).
  */
 export function asJsonb<T>(value: T): T {
+  // Usually every object's keys already are in that order (`{"messages":[{"role","content"}]}`):
+  // the value is then its own jsonb form, and copying it would only make garbage.
+  return inJsonbOrder(value) ? value : reordered(value);
+}
+
+/** Whether every object in `value` has its keys in jsonb's order. */
+function inJsonbOrder(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) {
+    for (const v of value) if (!inJsonbOrder(v)) return false;
+    return true;
+  }
+  const keys = Object.keys(value);
+  if (!isJsonbOrder(keys)) return false;
+  for (const k of keys) if (!inJsonbOrder((value as Record<string, unknown>)[k])) return false;
+  return true;
+}
+
+/** A copy of `value` with every object's keys in jsonb's order. */
+function reordered<T>(value: T): T {
   if (value === null || typeof value !== 'object') return value;
-  if (Array.isArray(value)) return value.map(asJsonb) as T;
+  if (Array.isArray(value)) return value.map(reordered) as T;
   const keys = Object.keys(value);
   const ordered = isJsonbOrder(keys) ? keys : [...keys].sort(compareJsonbKeys);
   const out: Record<string, unknown> = {};
-  for (const k of ordered) out[k] = asJsonb((value as Record<string, unknown>)[k]);
+  for (const k of ordered) out[k] = reordered((value as Record<string, unknown>)[k]);
   return out as T;
 }
 
