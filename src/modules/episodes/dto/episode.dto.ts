@@ -30,6 +30,11 @@ export class EpisodeDto {
 }
 
 export function toEpisodeDto(row: EpisodeWireRow): EpisodeDto {
+  return episodeWire(row, row.created_at);
+}
+
+/** The wire shape of an episode with `created_at` as given (a Date, or its JSON text). */
+function episodeWire<T>(row: EpisodeWireRow, createdAt: T): Omit<EpisodeDto, 'created_at'> & { created_at: T } {
   return {
     id: row.id,
     subject_id: row.subject_id,
@@ -39,7 +44,7 @@ export function toEpisodeDto(row: EpisodeWireRow): EpisodeDto {
     payload: row.payload,
     metadata: row.metadata ?? {},
     provenance: row.provenance ?? {},
-    created_at: row.created_at,
+    created_at: createdAt,
     compiled: row.last_compiled_at !== null,
   };
 }
@@ -54,18 +59,7 @@ export function toEpisodeDto(row: EpisodeWireRow): EpisodeDto {
 export type EpisodeReply = Omit<EpisodeDto, 'created_at'> & { created_at: string };
 
 export function toEpisodeReply(row: EpisodeWireRow): EpisodeReply {
-  return {
-    id: row.id,
-    subject_id: row.subject_id,
-    session_id: row.session_id,
-    source: row.source,
-    type: row.type,
-    payload: row.payload,
-    metadata: row.metadata ?? {},
-    provenance: row.provenance ?? {},
-    created_at: row.created_at.toISOString(),
-    compiled: row.last_compiled_at !== null,
-  };
+  return episodeWire(row, row.created_at.toISOString());
 }
 
 /** The batch answer as ingestion builds it (EpisodeReply). */
