@@ -3,7 +3,7 @@
  * the minutes of `npm run bench:quality`: each conversation is compiled with the heuristic
  * compiler, every active memory and every turn becomes a candidate (the service fetches a
  * bounded subset of these by SQL), each question is the task, and the service's own assembly
- * (src/modules/context/assemble.ts, with the stub embedding's similarity for memories) builds
+ * (src/modules/context/assemble.ts, with what the stub embedding gives ranking: nothing, as it is lexical) builds
  * the bundle. Figures track the service's closely but not exactly; the service's are the ones
  * reported. `--by-conversation` prints each conversation's figures, for leave-one-out checks.
  *
@@ -120,7 +120,8 @@ function main(): void {
     const local = new Tally();
 
     for (const q of conv.questions) {
-      const similarity = provider.localSimilarity(q.question);
+      // As the service does: a lexical embedding (the stub) gives no semantic relevance.
+      const similarity = provider.lexical ? null : provider.localSimilarity(q.question);
       const scored = candidates.map((c) => (c.label === 'raw_episode' || similarity === null ? c : { ...c, semantic_similarity: similarity(c.text) }));
       const order = bm25Order(q.question, contents);
       for (const budget of budgets) {

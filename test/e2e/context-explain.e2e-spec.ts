@@ -82,6 +82,19 @@ describe('POST /v1/context/explain', () => {
     expect(scored.some((c) => c.in_session && c.section === '### Current session (s2)')).toBe(true);
   });
 
+  it('scores memories by their words alone under the lexical stub embedding: relevance on the text scale, none without a task word', async () => {
+    const x = (await explain({ subject_id: 'kim', task: 'When is the renewal due?', max_tokens: 400 }).expect(200)).body as Explanation;
+    const memories = x.candidates.filter((c) => c.source === 'memory' && c.components !== null);
+    expect(memories.length).toBeGreaterThan(0);
+    // The stub's cosine is word overlap without rarity weights; it is not semantic relevance (0–8).
+    for (const c of memories) expect(c.components!.relevance).toBeLessThanOrEqual(5);
+    // Facts stand alone (summaries inherit a share of a neighbouring turn's match).
+    const unrelated = memories.filter((c) => c.kind === 'profile_fact' && !/renewal|due/i.test(c.text ?? ''));
+    expect(unrelated.length).toBeGreaterThan(0);
+    for (const c of unrelated) expect(c.components!.relevance).toBe(0);
+    expect(memories.some((c) => /renewal/i.test(c.text ?? '') && c.components!.relevance > 0)).toBe(true);
+  });
+
   it('names why an item was left out: policy denial (without its text), duplicate, budget', async () => {
     const x = (await explain({ subject_id: 'kim', task: 'allergy penicillin name email renewal', max_tokens: 60 }).expect(200)).body as Explanation;
     const denied = x.candidates.find((c) => c.reason === 'policy_denied');

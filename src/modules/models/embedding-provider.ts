@@ -13,6 +13,7 @@ export const EMBEDDING_PROVIDER = Symbol('EMBEDDING_PROVIDER');
 export class StubEmbeddingProvider implements EmbeddingProvider {
   readonly name = 'stub';
   readonly remote = false;
+  readonly lexical = true;
   /**
    * Recently scored texts' sparse vectors. Context and search score the same memories again
    * and again; a hit skips tokenising and hashing (~15 µs a text). About 2 kB an entry.

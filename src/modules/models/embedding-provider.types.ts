@@ -7,6 +7,13 @@ export interface EmbeddingProvider {
    * a transaction (it would hold the subject lock, and PGlite's only connection, meanwhile).
    */
   readonly remote?: boolean;
+  /**
+   * True when the embedding is a function of the text's own words (the stub: hashed words and
+   * character n-grams). Its cosine is then word overlap without rarity weights, which context
+   * ranking already measures with BM25; counting it again as semantic relevance (0–8) lets short
+   * texts that share one frequent word, a speaker's name, outrank the item a task is about.
+   */
+  readonly lexical?: boolean;
   /** One vector of `dimensions` numbers per text, in order. May throw: callers degrade gracefully. */
   embed(texts: string[]): Promise<number[][]>;
   /**

@@ -22,6 +22,11 @@ export class EmbeddingsService {
     return this.provider?.remote === true;
   }
 
+  /** True when the embedding only restates the text's words (stub; see EmbeddingProvider.lexical). */
+  get lexical(): boolean {
+    return this.provider?.lexical === true;
+  }
+
   /**
    * One vector per text, in order; null where the vector carries no direction (a zero vector:
    * stored and searched as no embedding). Throws when the provider fails; callers degrade.
