@@ -30,6 +30,11 @@ describe('splitWords and isStopWord', () => {
     for (const w of ['the', 's', 't', 'don', 'would', 'yeah', 'didn', 'x']) expect(isStopWord(w)).toBe(true);
     for (const w of ['won', 'pottery', '42']) expect(isStopWord(w)).toBe(false);
   });
+
+  it('keeps a number of one digit: "visit 7" is told apart from "visit 8" by it', () => {
+    expect(isStopWord('7')).toBe(false);
+    expect(analyze('Which voucher came with visit 7?')).toEqual(['voucher', 'came', 'visit', '7']);
+  });
 });
 
 describe('analyze', () => {

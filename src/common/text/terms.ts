@@ -51,7 +51,10 @@ const RETRIEVAL_EXTRA_STOP_WORDS = (
 /** Stop words of retrieval and ranking: PostgreSQL's and the extras above. */
 const STOP_WORDS: ReadonlySet<string> = new Set([...POSTGRES_ENGLISH_STOP_WORDS, ...RETRIEVAL_EXTRA_STOP_WORDS]);
 
-/** Words shorter than this neither fetch nor score: single letters ("x" of "x-ray") say nothing. */
+/**
+ * Words shorter than this neither fetch nor score: single letters ("x" of "x-ray") say nothing.
+ * A number counts at any length: "visit 7", "step 3" or "room 4" is told apart by its digit.
+ */
 const MIN_WORD_LENGTH = 2;
 
 /**
@@ -75,7 +78,7 @@ export function stem(word: string): string {
 
 /** Whether retrieval and ranking skip `word` (lowercase): too short or a stop word. */
 export function isStopWord(word: string): boolean {
-  return word.length < MIN_WORD_LENGTH || STOP_WORDS.has(word);
+  return (word.length < MIN_WORD_LENGTH && !/^\p{N}+$/u.test(word)) || STOP_WORDS.has(word);
 }
 
 /** Lowercased, stemmed content words of `text`, in order and with repeats. */
