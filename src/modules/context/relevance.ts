@@ -83,7 +83,8 @@ export const SEMANTIC_RELEVANCE_MAX = 8;
  */
 export function textRelevance(score: number, bestScore: number): number {
   if (bestScore <= 0 || score <= 0) return 0;
-  return (TEXT_RELEVANCE_MAX * Math.min(score, bestScore)) / bestScore;
+  // Clamped: (5 × s) / s is not always exactly 5 in floating point, and the range is the contract's.
+  return Math.min(TEXT_RELEVANCE_MAX, (TEXT_RELEVANCE_MAX * Math.min(score, bestScore)) / bestScore);
 }
 
 /**
