@@ -706,6 +706,53 @@ describe('support data of two tenants', () => {
   });
 });
 
+describe('health of two tenants computed in turn for a subject id and session ids both use', () => {
+  let t: TestApp;
+  const A = { 'X-Tenant-ID': 'tenant-a' };
+  const B = { 'X-Tenant-ID': 'tenant-b' };
+  const subject = 'shared/turns';
+  const path = `/v1/subjects/${encodeURIComponent(subject)}`;
+  // A raises one issue three times; B three different questions, the last urgent.
+  const turns: [Record<string, string>, string, string][] = [
+    [A, 'chat-1', 'The CSV export of invoices times out after a minute'],
+    [B, 'chat-1', 'How do I reset the password of a colleague?'],
+    [A, 'chat-2', 'CSV export of invoices times out again after a minute'],
+    [B, 'chat-2', 'Where can I download the mobile app for tablets?'],
+    [A, 'chat-3', 'Invoices CSV export still times out after a minute'],
+    [B, 'chat-3', 'URGENT: production is down for our whole team'],
+  ];
+  const health = async (tenant: Record<string, string>) => {
+    const { score, state, factors } = (await request(t.http).get(`${path}/health`).set(tenant).expect(200)).body;
+    return { score, state, factors };
+  };
+
+  beforeAll(async () => {
+    t = await createTestApp({ SERVICE_REQUIRE_TENANT: 'true' });
+  });
+  afterAll(() => t.close());
+
+  it("gives each tenant the health of its own sessions while both tenants' recomputations interleave", async () => {
+    for (const [tenant, session, text] of turns) {
+      await request(t.http).post('/v1/episodes').set(tenant).send(customer(subject, session, text)).expect(201);
+      await healthSettled(t);
+      await health(A);
+      await health(B);
+    }
+    const a = await health(A);
+    const b = await health(B);
+    expect(a.factors.find((f: { signal: string }) => f.signal === 'repeated_issues')?.detail).toBe('same issue raised in 3 sessions: chat-1, chat-2, chat-3');
+    expect(a.factors.map((f: { signal: string }) => f.signal)).not.toContain('escalations');
+    expect(b.factors.map((f: { signal: string }) => f.signal)).toContain('escalations');
+    expect(b.factors.map((f: { signal: string }) => f.signal)).not.toContain('repeated_issues');
+
+    // A new app (nothing read yet; PGlite serves one app at a time) computes the same from the stored rows.
+    await t.close();
+    t = await createTestApp({ SERVICE_REQUIRE_TENANT: 'true' }, { reset: false });
+    expect(await health(A)).toEqual(a);
+    expect(await health(B)).toEqual(b);
+  });
+});
+
 describe('handoff brief of a short customer history', () => {
   let t: TestApp;
   const subject = 'brief/short';

@@ -234,13 +234,13 @@ describe('HealthTextIndex (health read across recomputations)', () => {
       if (step % 7 === 6) episodes = episodes.filter((e) => e.session_id !== 's1');
       const resolutions = step > 20 ? [resolution('s2', 'resolved', ago(2 * DAY))] : [];
       const fresh = computeHealth('cust', episodes, resolutions, { now: NOW });
-      expect(computeHealth('cust', episodes, resolutions, { now: NOW, index })).toEqual(fresh);
+      expect(computeHealth('cust', episodes, resolutions, { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
       // The session links kept for the subject, extended step by step, give the groups of a fresh comparison.
       const sessions = buildSessions(episodes, resolutions);
       const ids = (groups: { session_id: string }[][]) => groups.map((g) => g.map((x) => x.session_id));
-      expect(ids(repeatedIssues(sessions, index, 'links'))).toEqual(ids(repeatedIssues(sessions)));
+      expect(ids(repeatedIssues(sessions, { texts: index, subject: { tenantId: null, subjectId: 'links' } }))).toEqual(ids(repeatedIssues(sessions)));
     }
-    expect(computeHealth('cust', episodes, [], { now: NOW, index }).factors.map((f) => f.signal)).toEqual(
+    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } }).factors.map((f) => f.signal)).toEqual(
       expect.arrayContaining(['unresolved_issues', 'repeated_issues', 'escalations']),
     );
   });
@@ -249,9 +249,35 @@ describe('HealthTextIndex (health read across recomputations)', () => {
     const index = new HealthTextIndex(10);
     const episodes = history(11, 60);
     const fresh = computeHealth('cust', episodes, [], { now: NOW });
-    expect(computeHealth('cust', episodes, [], { now: NOW, index })).toEqual(fresh);
-    expect(computeHealth('cust', episodes, [], { now: NOW, index })).toEqual(fresh);
+    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
+    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
     expect(index.size).toBe(10);
+  });
+
+  it("keeps apart what it read for two tenants' subjects of the same id", () => {
+    const index = new HealthTextIndex();
+    const a = { tenantId: 'tenant-a', subjectId: 'cust' };
+    const b = { tenantId: 'tenant-b', subjectId: 'cust' };
+    const single = { tenantId: null, subjectId: 'cust' };
+    const ids = (groups: { session_id: string }[][]) => groups.map((g) => g.map((x) => x.session_id));
+    // The same episodes (ids included) in every tenant: no tenant is answered with another's reading.
+    const shared = history(7, 60);
+    for (const subject of [a, b, single]) expect(ids(repeatedIssues(buildSessions(shared, []), { texts: index, subject }))).toEqual(ids(repeatedIssues(buildSessions(shared, []))));
+    for (const e of shared) {
+      const readings = [a, b, single].map((subject) => index.signals(subject, e));
+      expect(new Set(readings).size).toBe(3);
+      expect(readings.map((r) => r.subject)).toEqual([a, b, single]);
+    }
+
+    // B's computation of another history (same session ids) neither takes nor replaces A's links.
+    // Every episode the customer's, so every session has an opening to compare.
+    const sessionsA = buildSessions(history(11, 60).map((e) => ({ ...e, source: 'user' })), []);
+    const sessionsB = buildSessions(history(12, 60), []);
+    repeatedIssues(sessionsA, { texts: index, subject: a });
+    expect(ids(repeatedIssues(sessionsB, { texts: index, subject: b }))).toEqual(ids(repeatedIssues(sessionsB)));
+    const openings = sessionsA.map((s) => s.episodes.map((e) => index.signals(a, e).opening).find((o) => o !== null) as ReadonlySet<string>);
+    const kept = index.takeLinks(a, sessionsA.map((s) => s.session_id), openings);
+    expect(kept.ids).toEqual(sessionsA.map((s) => s.session_id));
   });
 
   it('links the same sessions as comparing every pair of openings', () => {

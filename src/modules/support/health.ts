@@ -109,12 +109,34 @@ export interface HealthOptions {
   now: Date;
   /** SLA thresholds for the breach signals; contract defaults when absent. */
   sla?: Partial<SlaThresholds>;
-  /** What earlier computations read from episode texts (a fresh one when absent: same result, more work). */
-  index?: HealthTextIndex;
+  /**
+   * What earlier computations read from episode texts, and the tenant whose subject this is (null
+   * in single-tenant mode), so the index keeps each tenant's readings apart. A fresh index when
+   * absent: same result, more work.
+   */
+  index?: { texts: HealthTextIndex; tenantId: string | null };
+}
+
+/**
+ * Whose subject a HealthTextIndex is asked about: two tenants may use the same subject id (and
+ * the same session ids), so everything the index keeps is keyed by tenant and subject.
+ */
+export interface HealthSubject {
+  /** null: single-tenant mode. */
+  tenantId: string | null;
+  subjectId: string;
+}
+
+/** A HealthTextIndex as one computation reads it: the index and the subject it reads for. */
+export interface IndexedSubject {
+  texts: HealthTextIndex;
+  subject: HealthSubject;
 }
 
 /** What health reads from one episode's text. */
 interface EpisodeSignals {
+  /** Whose episode it was read for: an entry answers for that tenant's subject only. */
+  subject: HealthSubject;
   source: string;
   text: string;
   /** Content words of the customer's lines joined by a space; null when the customer says nothing here. */
@@ -138,7 +160,12 @@ const DEFAULT_LINKED_SUBJECTS = 256;
  * Bounded: at most `maxEntries` episodes (their text, cut to SUPPORT_TEXT_CHARS, is held for
  * that comparison), least recently used dropped first. It also keeps, for `maxSubjects`
  * subjects, which sessions were found to raise the same issue (takeLinks), so a recomputation
- * after new episodes compares only the new sessions' openings with the others.
+ * after new episodes compares only the new sessions' openings with the others. Links are keyed
+ * by tenant and subject (HealthSubject), and an episode's reading answers only for the tenant
+ * and subject it was read for: one tenant's computation never takes, extends or reuses another
+ * tenant's entries for a subject of the same id. (Episode entries stay keyed by the episode id
+ * alone, a server-made UUID: a composite key built and hashed per episode cost more than the
+ * rest of a warm computation.)
  */
 export class HealthTextIndex {
   private readonly entries: LruCache<string, EpisodeSignals>;
@@ -153,26 +180,34 @@ export class HealthTextIndex {
    * The session links of the subject's last computation when its sessions are a prefix of these
    * (same session ids, openings read from the same episode texts: identical sets), to be
    * extended with the rest; otherwise none. Any other change (a session left the history window,
-   * an opening changed, another tenant's subject of the same id) starts over, so the groups are
-   * always those of comparing every pair. Taken out until `keepLinks` puts the extended one back.
+   * an opening changed) starts over, so the groups are always those of comparing every pair.
+   * Taken out until `keepLinks` puts the extended one back.
    */
-  takeLinks(subjectId: string, ids: readonly string[], words: readonly ReadonlySet<string>[]): SessionLinks {
-    const kept = this.links.take(subjectId);
+  takeLinks(subject: HealthSubject, ids: readonly string[], words: readonly ReadonlySet<string>[]): SessionLinks {
+    const kept = this.links.take(subjectKey(subject));
     if (kept !== undefined && kept.ids.length <= ids.length && kept.ids.every((id, i) => id === ids[i] && kept.words[i] === words[i])) return kept;
     return emptyLinks();
   }
 
-  keepLinks(subjectId: string, links: SessionLinks): void {
-    this.links.set(subjectId, links);
+  keepLinks(subject: HealthSubject, links: SessionLinks): void {
+    this.links.set(subjectKey(subject), links);
   }
 
   get size(): number {
     return this.entries.size;
   }
 
-  signals(episode: SupportEpisode): EpisodeSignals {
+  signals(subject: HealthSubject, episode: SupportEpisode): EpisodeSignals {
     const hit = this.entries.get(episode.id);
-    if (hit !== undefined && hit.text === episode.text && hit.source === episode.source) return hit;
+    if (
+      hit !== undefined &&
+      hit.subject.tenantId === subject.tenantId &&
+      hit.subject.subjectId === subject.subjectId &&
+      hit.text === episode.text &&
+      hit.source === episode.source
+    ) {
+      return hit;
+    }
     const lines = speakerLines(episode);
     const customer = lines.filter((l) => l.speaker === 'customer');
     const spoken = lines
@@ -181,6 +216,7 @@ export class HealthTextIndex {
       .join('\n')
       .toLowerCase();
     const signals: EpisodeSignals = {
+      subject,
       source: episode.source,
       text: episode.text,
       opening: customer.length > 0 ? contentWords(customer.map((l) => l.text).join(' ')) : null,
@@ -188,6 +224,11 @@ export class HealthTextIndex {
     };
     return this.entries.set(episode.id, signals);
   }
+}
+
+/** The key of a subject's session links: JSON of (tenant, subject), so no two subjects share one whatever their characters. */
+function subjectKey(subject: HealthSubject): string {
+  return JSON.stringify([subject.tenantId, subject.subjectId]);
 }
 
 export function computeHealth(
@@ -200,14 +241,17 @@ export function computeHealth(
   if (sessions.length === 0) return { subject_id: subjectId, score: 100, state: 'healthy', factors: [] };
 
   const now = options.now.getTime();
-  const index = options.index ?? new HealthTextIndex();
+  const read: IndexedSubject = {
+    texts: options.index?.texts ?? new HealthTextIndex(),
+    subject: { tenantId: options.index?.tenantId ?? null, subjectId },
+  };
   const thresholds: SlaThresholds = { ...DEFAULT_SLA_THRESHOLDS, ...options.sla };
   const sla = new Map(
     computeSla(subjectId, episodes, resolutions, { ...thresholds, now: options.now }).sessions.map((s) => [s.session_id, s] as const),
   );
   const inWindow = sessions.filter((s) => isOpenStatus(s.status) || s.last_activity_at.getTime() >= now - HISTORY_WINDOW_DAYS * DAY_MS);
   const factors = [
-    ...issueFactors(subjectId, sessions, inWindow, episodes, now, index),
+    ...issueFactors(sessions, inWindow, episodes, now, read),
     ...slaFactors(inWindow, (s) => sla.get(s.session_id), thresholds),
     ...resolutionFactors(sessions, inWindow, now),
   ];
@@ -217,7 +261,7 @@ export function computeHealth(
 }
 
 /** Open, idle, repeated and urgent issues (negative factors). */
-function issueFactors(subjectId: string, sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number, index: HealthTextIndex): HealthFactor[] {
+function issueFactors(sessions: readonly SupportSession[], inWindow: readonly SupportSession[], episodes: readonly SupportEpisode[], now: number, read: IndexedSubject): HealthFactor[] {
   const factors: HealthFactor[] = [];
   const open = sessions.filter((s) => isOpenStatus(s.status));
   if (open.length > 0) factors.push({ signal: 'unresolved_issues', impact: capped(open.length, OPEN_SESSION_IMPACT, OPEN_SESSION_CAP), detail: `${open.length} open session(s)` });
@@ -227,7 +271,7 @@ function issueFactors(subjectId: string, sessions: readonly SupportSession[], in
     factors.push({ signal: 'idle_open_issue', impact: capped(idle.length, IDLE_IMPACT, IDLE_CAP), detail: `${idle.length} open session(s) idle for more than ${IDLE_HOURS}h: ${ids(idle)}` });
   }
 
-  const repeated = repeatedIssues(inWindow, index, subjectId);
+  const repeated = repeatedIssues(inWindow, read);
   const repeats = repeated.reduce((sum, group) => sum + group.length - 1, 0);
   if (repeats > 0) {
     factors.push({
@@ -237,7 +281,7 @@ function issueFactors(subjectId: string, sessions: readonly SupportSession[], in
     });
   }
 
-  const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS, index);
+  const urgent = urgentMessages(episodes, now - RECENT_WINDOW_DAYS * DAY_MS, read);
   if (urgent.count > 0) {
     factors.push({
       signal: 'escalations',
@@ -346,16 +390,19 @@ function ids(sessions: readonly SupportSession[]): string {
  * words: only sessions sharing a word are ever compared, so a subject of many distinct issues
  * does not cost every pair of sessions.
  */
-export function repeatedIssues(sessions: readonly SupportSession[], index: HealthTextIndex = new HealthTextIndex(), subjectId?: string): SupportSession[][] {
+export function repeatedIssues(
+  sessions: readonly SupportSession[],
+  { texts, subject }: IndexedSubject = { texts: new HealthTextIndex(), subject: { tenantId: null, subjectId: '' } },
+): SupportSession[][] {
   const ids = sessions.map((s) => s.session_id);
   const words = sessions.map((s) => {
     for (const episode of s.episodes) {
-      const opening = index.signals(episode).opening;
+      const opening = texts.signals(subject, episode).opening;
       if (opening !== null) return opening;
     }
     return EMPTY_WORDS;
   });
-  const links = subjectId === undefined ? emptyLinks() : index.takeLinks(subjectId, ids, words);
+  const links = texts.takeLinks(subject, ids, words);
   const { parent, sessionsWith } = links;
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
   for (let j = links.ids.length; j < sessions.length; j++) {
@@ -376,7 +423,7 @@ export function repeatedIssues(sessions: readonly SupportSession[], index: Healt
       if (sameIssue(count, words[i].size, words[j].size)) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
     }
   }
-  if (subjectId !== undefined) index.keepLinks(subjectId, links);
+  texts.keepLinks(subject, links);
   const groups = new Map<number, SupportSession[]>();
   sessions.forEach((s, i) => {
     const r = root(i);
@@ -422,12 +469,12 @@ export function contentWords(text: string): Set<string> {
 }
 
 /** Episodes since `fromMs` whose non-agent lines use urgent wording, and the labels found. */
-function urgentMessages(episodes: readonly SupportEpisode[], fromMs: number, index: HealthTextIndex): { count: number; labels: string[] } {
+function urgentMessages(episodes: readonly SupportEpisode[], fromMs: number, { texts, subject }: IndexedSubject): { count: number; labels: string[] } {
   const found = new Set<string>();
   let count = 0;
   for (const episode of episodes) {
     if (episode.created_at.getTime() < fromMs) continue;
-    const labels = index.signals(episode).urgent;
+    const labels = texts.signals(subject, episode).urgent;
     if (labels.length === 0) continue;
     count++;
     labels.forEach((l) => found.add(l));
