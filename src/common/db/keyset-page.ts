@@ -1,26 +1,29 @@
 import { RowShape } from './row-shape';
-import { raw, sql, SqlFragment, utcMicros } from './sql';
+import { join, raw, sql, SqlFragment, utcMicros } from './sql';
 import type { TenantPredicate } from './tenant-scoped.repository';
 
 /**
- * One page of a subject's rows in `(created_at, key)` order after a cursor, bounded twice: at
- * most `limit` rows, and rows are added while those before them total under `maxBytes` (so a
- * page exceeds it by at most its last row and always has at least one). Sizes are measured on
- * the page's candidate rows only (`limit + 1` of them), never on the whole subject. The
- * episodes and memories timelines both page this way; each room passes its table, key, size
- * expression and output columns.
+ * One page of rows in `(created_at, key)` order (oldest first, or newest first when
+ * `descending`) after a cursor, bounded twice: at most `limit` rows, and rows are added while
+ * those before them total under `maxBytes` (so a page exceeds it by at most its last row and
+ * always has at least one). Sizes are measured on the page's candidate rows only (`limit + 1`
+ * of them), never on the whole table. The episodes and memories timelines and the webhook event
+ * listing page this way; each room passes its table, key, filter, size expression and output columns.
  */
 export interface KeysetPage {
-  /** CTEs that come first (as-of views shadowing the table), each followed by a comma; or empty. */
-  views: SqlFragment;
+  /** CTEs that come first (as-of views shadowing the table), each followed by a comma; none when absent. */
+  views?: SqlFragment;
   /** The table, or the as-of view of the same name. */
   table: string;
   /** The unique second sort key after `created_at`, and its SQL type (for the cursor's value). */
   key: { column: string; type: 'uuid' | 'bigint' };
   /** The size of a row, over alias `c`. */
   bytes: SqlFragment;
-  subjectId: string;
-  /** Continue after this row (`at`: its created_at with microseconds; `key`: its key). */
+  /** Which rows, over alias `c`, besides the tenant predicate: conditions all rows meet (e.g. their subject). */
+  where: SqlFragment[];
+  /** Newest first; oldest first when absent. */
+  descending?: boolean;
+  /** Continue after this row in the page's order (`at`: its created_at with microseconds; `key`: its key). */
   after: { at: string; key: string } | null;
   limit: number;
   maxBytes: number;
@@ -44,22 +47,23 @@ export function keysetPageShape<T>(select: RowShape<T>): RowShape<T & KeysetPage
 export function keysetPageSql(t: TenantPredicate, q: KeysetPage): SqlFragment {
   const table = raw(q.table);
   const key = raw(q.key.column);
+  const [dir, past] = q.descending ? [raw(' DESC'), raw('<')] : [raw(''), raw('>')];
+  const after = q.after ? [sql`(c.created_at, c.${key}) ${past} (${q.after.at}::timestamptz, ${q.after.key}::${raw(q.key.type)})`] : [];
   return sql`
-    WITH ${q.views} candidates AS (
+    WITH ${q.views ?? raw('')} candidates AS (
       SELECT c.id, c.created_at, c.${key} AS key, ${q.bytes} AS bytes FROM ${table} c
-      WHERE ${t('c')} AND c.subject_id = ${q.subjectId}
-        ${q.after ? sql`AND (c.created_at, c.${key}) > (${q.after.at}::timestamptz, ${q.after.key}::${raw(q.key.type)})` : raw('')}
-      ORDER BY c.created_at, c.${key}
+      WHERE ${join([t('c'), ...q.where, ...after], ' AND ')}
+      ORDER BY c.created_at${dir}, c.${key}${dir}
       LIMIT ${q.limit + 1}
     ), budgeted AS (
       SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
-      WINDOW w AS (ORDER BY created_at, key ROWS UNBOUNDED PRECEDING)
+      WINDOW w AS (ORDER BY created_at${dir}, key${dir} ROWS UNBOUNDED PRECEDING)
     )
     SELECT ${q.select}, ${utcMicros('x.created_at')} AS cursor_at,
       x.${key}::text AS cursor_key, (SELECT count(*)::int FROM candidates) AS candidates
     FROM budgeted b JOIN ${table} x ON x.id = b.id
     WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}
-    ORDER BY x.created_at, x.${key}`;
+    ORDER BY x.created_at${dir}, x.${key}${dir}`;
 }
 
 /**

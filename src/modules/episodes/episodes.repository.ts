@@ -157,7 +157,7 @@ export class EpisodesRepository extends TenantScopedRepository {
         table: 'episodes',
         key: { column: 'seq', type: 'bigint' },
         bytes: episodeBytes('c'),
-        subjectId,
+        where: [sql`c.subject_id = ${subjectId}`],
         after: opts.after ? { at: opts.after.at, key: opts.after.seq } : null,
         limit: opts.limit,
         maxBytes: opts.maxBytes,

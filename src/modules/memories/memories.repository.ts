@@ -290,7 +290,7 @@ export class MemoriesRepository extends TenantScopedRepository {
         table: 'memories',
         key: { column: 'id', type: 'uuid' },
         bytes: raw(`octet_length(c.content) + octet_length(coalesce(c.summary, '')) + octet_length(coalesce(c.metadata, '{}'::jsonb)::text)`),
-        subjectId,
+        where: [sql`c.subject_id = ${subjectId}`],
         after: opts.after ? { at: opts.after.at, key: opts.after.id } : null,
         limit: opts.limit,
         maxBytes: opts.maxBytes,

@@ -1,7 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
 import { COUNT, entityRow, ID_ROW, NO_ROWS, rowOf } from 'src/common/db/row-shape';
-import { raw, sql, utcMicros } from 'src/common/db/sql';
+import { keysetPageResult, keysetPageShape, keysetPageSql } from 'src/common/db/keyset-page';
+import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { columnList } from 'src/db/column-types';
@@ -32,7 +33,7 @@ export interface WebhookCounts {
 const LIST_ROW = entityRow(WebhookEventEntity, [
   'id', 'tenant_id', 'event', 'status', 'attempts', 'next_attempt_at', 'last_error', 'last_status_code', 'created_at', 'delivered_at',
 ] as const);
-const LIST_PAGE_ROW = LIST_ROW.with<{ cursor_at: string; candidates: number }>({ cursor_at: true, candidates: true });
+const LIST_PAGE_ROW = keysetPageShape(LIST_ROW);
 export type WebhookEventListRow = typeof LIST_ROW.row;
 
 /** A page position of the listing: the last event shown (created_at as text with microseconds, and its id). */
@@ -142,44 +143,34 @@ export class WebhooksRepository extends TenantScopedRepository {
   }
 
   /**
-   * One page of events newest first, (created_at, id) descending, after `before`: at most
-   * `limit` rows, added while those before them total under `maxBytes` (so at least one; a page
-   * exceeds it by at most its last row). A row's size is its text columns plus a fixed 256 bytes
-   * for the rest of its JSON: the payload is not listed, so no row is large, but a page of long
-   * connection errors still stays bounded. Sizes are measured on the `limit + 1` candidates only.
+   * One page of events newest first, (created_at, id) descending, after `before`, bounded by
+   * `limit` and `maxBytes` as every keyset page is (keysetPageSql). A row's size is its text
+   * columns plus a fixed 256 bytes for the rest of its JSON: the payload is not listed, so no row
+   * is large, but a page of long connection errors still stays bounded.
    * The subject filter reads the payload (no index): it narrows what an operator reads, it is
    * not a hot path; a status filter of pending or dead letters is served by ix_webhook_events_due.
    */
   async page(em: DbHandle, scope: OperatorScope, q: WebhookEventPageQuery): Promise<{ rows: WebhookEventListRow[]; last: WebhookEventCursor | null; more: boolean }> {
-    const rows = await this.scoped(em, scope, LIST_PAGE_ROW, (t) => sql`
-      WITH candidates AS (
-        SELECT c.id, c.created_at,
-          256 + octet_length(c.event) + octet_length(coalesce(c.last_error, '')) + octet_length(coalesce(c.tenant_id, '')) AS bytes
-        FROM webhook_events c
-        WHERE ${t('c')}
-          ${q.status !== undefined ? sql`AND c.status = ${q.status}` : raw('')}
-          ${q.event !== undefined ? sql`AND c.event = ${q.event}` : raw('')}
-          ${q.subjectId !== undefined ? sql`AND (c.payload->'data'->>'subject_id' = ${q.subjectId} OR c.payload->'data'->'subject_ids' ? ${q.subjectId}::text)` : raw('')}
-          ${q.before ? sql`AND (c.created_at, c.id) < (${q.before.at}::timestamptz, ${q.before.id}::uuid)` : raw('')}
-        ORDER BY c.created_at DESC, c.id DESC
-        LIMIT ${q.limit + 1}
-      ), budgeted AS (
-        SELECT id, row_number() OVER w AS n, sum(bytes) OVER w - bytes AS before FROM candidates
-        WINDOW w AS (ORDER BY created_at DESC, id DESC ROWS UNBOUNDED PRECEDING)
-      )
-      SELECT x.id, x.tenant_id, x.event, x.status, x.attempts, x.next_attempt_at, x.last_error, x.last_status_code, x.created_at, x.delivered_at,
-        ${utcMicros('x.created_at')} AS cursor_at,
-        (SELECT count(*)::int FROM candidates) AS candidates
-      FROM budgeted b JOIN webhook_events x ON x.id = b.id
-      WHERE ${t('x')} AND b.n <= ${q.limit} AND b.before < ${q.maxBytes}
-      ORDER BY x.created_at DESC, x.id DESC`);
-    const last = rows.at(-1);
-    const more = rows.length > 0 && rows[0].candidates > rows.length;
-    return {
-      rows: rows.map(({ cursor_at: _at, candidates: _n, ...row }) => row),
-      last: last ? { at: last.cursor_at, id: last.id } : null,
-      more,
-    };
+    const where = [
+      ...(q.status !== undefined ? [sql`c.status = ${q.status}`] : []),
+      ...(q.event !== undefined ? [sql`c.event = ${q.event}`] : []),
+      ...(q.subjectId !== undefined ? [sql`(c.payload->'data'->>'subject_id' = ${q.subjectId} OR c.payload->'data'->'subject_ids' ? ${q.subjectId}::text)`] : []),
+    ];
+    const rows = await this.scoped(em, scope, LIST_PAGE_ROW, (t) =>
+      keysetPageSql(t, {
+        table: 'webhook_events',
+        key: { column: 'id', type: 'uuid' },
+        bytes: raw(`256 + octet_length(c.event) + octet_length(coalesce(c.last_error, '')) + octet_length(coalesce(c.tenant_id, ''))`),
+        where,
+        descending: true,
+        after: q.before ? { at: q.before.at, key: q.before.id } : null,
+        limit: q.limit,
+        maxBytes: q.maxBytes,
+        select: raw(columnList(LIST_ROW.columns, 'x')),
+      }),
+    );
+    const page = keysetPageResult(rows);
+    return { rows: page.rows, last: page.last ? { at: page.last.at, id: page.last.key } : null, more: page.more };
   }
 
   /**
