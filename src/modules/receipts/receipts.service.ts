@@ -4,6 +4,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
+import { decodeCursor, encodeCursor } from 'src/common/http/page-cursor';
 import { metrics } from 'src/common/metrics/metrics';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
@@ -203,7 +204,7 @@ export class ReceiptsService {
   }
 
   async list(ctx: Ctx, query: ListReceiptsQueryDto): Promise<ReceiptListDto> {
-    const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const beforeId = query.cursor === undefined ? undefined : decodeCursor(query.cursor, readReceiptCursor);
     const { bodies, more } = await this.repo.list(this.ds.manager, ctx.scope, {
       subjectId: query.subject_id,
       since: query.since === undefined ? undefined : new Date(query.since),
@@ -243,13 +244,7 @@ export class ReceiptsService {
   }
 }
 
-/** The cursor is opaque to clients: base64url of the last receipt id on the page. */
-function encodeCursor(id: string): string {
-  return Buffer.from(id, 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  const id = Buffer.from(cursor, 'base64url').toString('utf8');
-  if (!/^[0-9A-HJKMNP-TV-Z]{26}$/.test(id)) throw AppError.validation(['query', 'cursor'], 'cursor must be a next_cursor value');
-  return id;
+/** The listing's cursor: the last receipt id on the page (a ULID). */
+function readReceiptCursor(text: string): string | null {
+  return /^[0-9A-HJKMNP-TV-Z]{26}$/.test(text) ? text : null;
 }

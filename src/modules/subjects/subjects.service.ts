@@ -3,7 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { ReadRouter } from 'src/db/read-replicas';
 import type { Ctx } from 'src/common/context/request-context';
 import { parseAsOf } from 'src/common/db/as-of';
-import { AppError } from 'src/common/errors/app-error';
+import { decodeJsonCursor, encodeJsonCursor, isUtcMicros, isUuid } from 'src/common/http/page-cursor';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { EpisodeCursor, toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
@@ -24,28 +24,14 @@ interface TimelineCursor {
   m: MemoryCursor | null | 'end';
 }
 
-function encodeTimelineCursor(c: TimelineCursor): string {
-  return Buffer.from(JSON.stringify(c)).toString('base64url');
-}
-
-const ISO_MICROS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** A cursor this service wrote, or a 422 naming the `cursor` query parameter. */
-function decodeTimelineCursor(raw: string): TimelineCursor {
-  let c: unknown;
-  try {
-    c = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
-  } catch {
-    c = null;
-  }
+/** The timeline position a cursor this service wrote carries, or null. */
+function readTimelineCursor(c: unknown): TimelineCursor | null {
   const o = c as { e?: unknown; m?: unknown } | null;
   const e = o?.e as { at?: unknown; seq?: unknown } | null | 'end' | undefined;
   const m = o?.m as { at?: unknown; id?: unknown } | null | 'end' | undefined;
-  const okE = e === null || e === 'end' || (typeof e === 'object' && e !== undefined && typeof e.at === 'string' && ISO_MICROS.test(e.at) && typeof e.seq === 'string' && /^\d{1,18}$/.test(e.seq));
-  const okM = m === null || m === 'end' || (typeof m === 'object' && m !== undefined && typeof m.at === 'string' && ISO_MICROS.test(m.at) && typeof m.id === 'string' && UUID.test(m.id));
-  if (!okE || !okM) throw AppError.validation(['query', 'cursor'], 'not a cursor this service returned');
-  return { e: e as TimelineCursor['e'], m: m as TimelineCursor['m'] };
+  const okE = e === null || e === 'end' || (typeof e === 'object' && e !== undefined && isUtcMicros(e.at) && typeof e.seq === 'string' && /^\d{1,18}$/.test(e.seq));
+  const okM = m === null || m === 'end' || (typeof m === 'object' && m !== undefined && isUtcMicros(m.at) && isUuid(m.id));
+  return okE && okM ? { e: e as TimelineCursor['e'], m: m as TimelineCursor['m'] } : null;
 }
 
 /** Subject-level views and erasure across the episodes, memories and support rooms. */
@@ -155,7 +141,7 @@ export class SubjectsService {
     read: { episodes: (em: EntityManager, opts: EpisodePageOptions) => Promise<Paged<E, EpisodeCursor>>; memories: (em: EntityManager, opts: MemoryPageOptions) => Promise<Paged<M, MemoryCursor>> },
   ): Promise<{ episodes: E[]; memories: M[]; next_cursor: string | null }> {
     const asOf = parseAsOf(asOfText, ['query', 'as_of']);
-    const at = cursor === undefined ? { e: null, m: null } : decodeTimelineCursor(cursor);
+    const at = cursor === undefined ? { e: null, m: null } : decodeJsonCursor(cursor, readTimelineCursor);
     const maxBytes = this.config.readPageBytes;
     const { episodes, memories } = await this.reads.read(ctx.scope, subjectId, async (em) => ({
       episodes: at.e === 'end' ? finished<E, EpisodeCursor>() : await read.episodes(em, { after: at.e, limit, maxBytes, asOf }),
@@ -168,7 +154,7 @@ export class SubjectsService {
     return {
       episodes: episodes.rows,
       memories: memories.rows,
-      next_cursor: next.e === 'end' && next.m === 'end' ? null : encodeTimelineCursor(next),
+      next_cursor: next.e === 'end' && next.m === 'end' ? null : encodeJsonCursor(next),
     };
   }
 }

@@ -3,6 +3,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { AppError } from 'src/common/errors/app-error';
+import { decodeJsonCursor, encodeJsonCursor, isUtcMicros, isUuid } from 'src/common/http/page-cursor';
 import { APP_CONFIG } from 'src/config/app-config';
 import type { AppConfig } from 'src/config/app-config';
 import { buildEventBody, WebhookEventName, webhookSetupWarnings } from './delivery-policy';
@@ -96,11 +97,11 @@ export class WebhooksService implements OnApplicationBootstrap {
       status: query.status,
       subjectId: query.subject_id,
       event: query.event,
-      before: query.cursor === undefined ? null : decodeCursor(query.cursor),
+      before: query.cursor === undefined ? null : decodeJsonCursor(query.cursor, readEventCursor),
       limit: query.limit,
       maxBytes: this.config.readPageBytes,
     });
-    return { events: page.rows.map(toWebhookEventSummaryDto), next_cursor: page.more && page.last ? encodeCursor(page.last) : null };
+    return { events: page.rows.map(toWebhookEventSummaryDto), next_cursor: page.more && page.last ? encodeJsonCursor([page.last.at, page.last.id]) : null };
   }
 
   async requeueDeadLetters(_ctx: Ctx, scope: OperatorScope, dto: RequeueDeadLettersDto): Promise<RequeueDeadLettersResultDto> {
@@ -123,28 +124,7 @@ export class WebhooksService implements OnApplicationBootstrap {
   }
 }
 
-/** The cursor is opaque to clients: base64url of `[created_at, id]` of the last event on the page. */
-function encodeCursor(c: WebhookEventCursor): string {
-  return Buffer.from(JSON.stringify([c.at, c.id]), 'utf8').toString('base64url');
-}
-
-/** A cursor this service wrote, or a 422 naming the `cursor` query parameter. */
-function decodeCursor(cursor: string): WebhookEventCursor {
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    value = null;
-  }
-  const ok =
-    Array.isArray(value) &&
-    value.length === 2 &&
-    typeof value[0] === 'string' &&
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/.test(value[0]) &&
-    !Number.isNaN(Date.parse(value[0])) &&
-    typeof value[1] === 'string' &&
-    /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value[1]);
-  if (!ok) throw AppError.validation(['query', 'cursor'], 'cursor must be a next_cursor value');
-  const [at, id] = value as [string, string];
-  return { at, id };
+/** The listing's cursor: `[created_at, id]` of the last event on the page. */
+function readEventCursor(value: unknown): WebhookEventCursor | null {
+  return Array.isArray(value) && value.length === 2 && isUtcMicros(value[0]) && isUuid(value[1]) ? { at: value[0], id: value[1] } : null;
 }
