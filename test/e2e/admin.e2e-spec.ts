@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import request from 'supertest';
+import * as advisoryLocks from 'src/common/db/advisory-locks';
 import { computeChecksum } from 'src/modules/admin/export-document';
 import { parseLossless } from 'src/modules/admin/python-json';
 import { createTestApp, TestApp } from '../app-factory';
@@ -289,6 +290,17 @@ describe('admin endpoints', () => {
       expect(tea.source_episode_ids).toEqual([newIds[1]]);
       expect(coffee.source_episode_ids).toEqual([newIds[0], newIds[1]]);
       expect(coffee.superseded_by).toBe(tea.id);
+    });
+
+    it("takes the subject's compile lock once per tenant it writes in, before anything is written", async () => {
+      // A pass-through spy: the lock is really taken, each call counted.
+      const locks = jest.spyOn(advisoryLocks, 'lockSubject');
+      try {
+        await postImport(`{"document": ${original}, "preserve_ids": false, "target_subject_id": "once/of-juno", "target_tenant_id": "initech"}`).expect(200);
+        expect(locks.mock.calls.map(([, tenantId, subjectId]) => [tenantId, subjectId])).toEqual([['initech', 'once/of-juno']]);
+      } finally {
+        locks.mockRestore();
+      }
     });
 
     it('imports a document written by Python json.dumps(sort_keys=True), floats like 1.0 and non-ASCII text included', async () => {

@@ -163,7 +163,7 @@ export class AdminService {
         }
         // Each owning room inserts its own rows: episodes, then the memories that cite them, then receipts.
         await this.episodes.insertImported(em, plan.episodes);
-        await this.memories.insertImported(em, plan.subject_id, plan.memories);
+        await this.memories.insertImported(em, plan.memories);
         receiptsImported = await this.receipts.insertImported(em, plan.subject_id, plan.receipts);
       });
     } catch (err) {

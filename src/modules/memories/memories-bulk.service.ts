@@ -1,12 +1,11 @@
 import { Injectable } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { keysetRows } from 'src/common/db/keyset-page';
-import { type AnyScope, byStoredTenant, type OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
+import type { AnyScope, OperatorScope } from 'src/common/db/tenant-scope';
 import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
 import type { MemoryExportRow } from 'src/modules/memories/memory.entity';
 import { MemoriesExportRepository, MemoryExportCursor } from './memories-export.repository';
 import { MemoriesRepository } from './memories.repository';
-import { lockOrder } from './subject-lock';
 
 /**
  * Operator bulk work on memories that other rooms run inside their own transaction (snapshot
@@ -56,12 +55,11 @@ export class MemoriesBulkService {
   }
 
   /**
-   * Inserts imported memories of `subjectId` as given, each in its own tenant, under the compile
-   * lock of each (tenant, subject) they land in, taken in `lockOrder` so two imports cannot
-   * deadlock; a caller already holding them, as the import does, holds them twice until commit.
+   * Inserts imported memories as given, each in its own tenant. The caller holds the compile
+   * lock of every (tenant, subject) they land in: the import takes them all (SubjectLock.lockEach)
+   * before it checks ids or writes its episodes, so taking them here again would only repeat it.
    */
-  async insertImported(em: EntityManager, subjectId: string, rows: readonly MemoryExportRow[]): Promise<void> {
-    for (const tenantId of lockOrder(byStoredTenant(rows).keys())) await this.repo.lockSubject(em, TenantScope.ofStored(tenantId), subjectId);
-    await this.exports.insertImported(em, rows);
+  insertImported(em: EntityManager, rows: readonly MemoryExportRow[]): Promise<void> {
+    return this.exports.insertImported(em, rows);
   }
 }
