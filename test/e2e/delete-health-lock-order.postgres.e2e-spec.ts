@@ -1,7 +1,6 @@
-import { Client } from 'pg';
 import request from 'supertest';
 import { SupportService } from 'src/modules/support/support.service';
-import { createTestApp, TestApp } from '../app-factory';
+import { until, useAppWithSecondSession } from '../support/second-session';
 
 /**
  * DELETE /v1/subjects/{id} locks a subject's support rows in the order every health
@@ -16,55 +15,36 @@ import { createTestApp, TestApp } from '../app-factory';
 const SUBJECT = 'lock-order/subject';
 
 describe('DELETE /v1/subjects/{id} against a health recomputation paused between its locks', () => {
-  let t: TestApp;
-  let recomputation: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    recomputation = new Client({ connectionString: process.env.TEST_DB_URL });
-    await recomputation.connect();
-  });
-  afterAll(async () => {
-    await recomputation.end();
-    await t.close();
-  });
+  // `other`: a health recomputation in another process.
+  const pg = useAppWithSecondSession();
 
   /** Sessions of this database other than the recomputation's that wait for a row lock, with their statement. */
   const lockWaits = async () =>
     (
-      await recomputation.query(
+      await pg.other.query(
         `SELECT query FROM pg_stat_activity
          WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
       )
     ).rows as { query: string }[];
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-    for (let i = 0; i < 200; i++) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
-
   it('lets both finish: the deletion waits for the recomputation, which takes the cache row and commits', async () => {
-    await request(t.http)
+    await request(pg.app.http)
       .post('/v1/episodes')
       .send({ subject_id: SUBJECT, session_id: 'chat-1', source: 'user', type: 'conversation', payload: { messages: [{ role: 'user', content: 'The export is broken' }] } })
       .expect(201);
-    await t.app.get(SupportService).drainHealthRefresh();
+    await pg.app.app.get(SupportService).drainHealthRefresh();
     // A cached health and history point, and a refresh mark left by an ingestion (the trigger's row).
-    await request(t.http).get(`/v1/subjects/${encodeURIComponent(SUBJECT)}/health`).expect(200);
-    await t.ds.query(`INSERT INTO health_refresh_marks (tenant_id, subject_id) VALUES (NULL, $1)`, [SUBJECT]);
+    await request(pg.app.http).get(`/v1/subjects/${encodeURIComponent(SUBJECT)}/health`).expect(200);
+    await pg.app.ds.query(`INSERT INTO health_refresh_marks (tenant_id, subject_id) VALUES (NULL, $1)`, [SUBJECT]);
 
-    await recomputation.query('BEGIN');
+    await pg.other.query('BEGIN');
     let open = true;
     try {
       // A recomputation in another process, first step: it takes the refresh mark (recomputeHealth).
-      await recomputation.query(`SET LOCAL lock_timeout = '20s'`);
-      expect((await recomputation.query(`DELETE FROM health_refresh_marks WHERE tenant_id IS NULL AND subject_id = $1`, [SUBJECT])).rowCount).toBe(1);
+      await pg.other.query(`SET LOCAL lock_timeout = '20s'`);
+      expect((await pg.other.query(`DELETE FROM health_refresh_marks WHERE tenant_id IS NULL AND subject_id = $1`, [SUBJECT])).rowCount).toBe(1);
 
-      const deletion = request(t.http).delete(`/v1/subjects/${encodeURIComponent(SUBJECT)}`).then((res) => res);
+      const deletion = request(pg.app.http).delete(`/v1/subjects/${encodeURIComponent(SUBJECT)}`).then((res) => res);
       // The deletion reaches the mark and waits there, holding neither the cache row nor the history.
       const [waiting] = await until('the deletion to wait for the refresh mark', async () => {
         const found = await lockWaits();
@@ -73,18 +53,18 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
       expect(waiting.query).toContain('health_refresh_marks');
 
       // Next steps of the recomputation: the cache row (free, so no cycle), its update and a history point.
-      const cached = await recomputation.query(`SELECT state, score FROM health_cache WHERE tenant_id IS NULL AND subject_id = $1 FOR UPDATE`, [SUBJECT]);
+      const cached = await pg.other.query(`SELECT state, score FROM health_cache WHERE tenant_id IS NULL AND subject_id = $1 FOR UPDATE`, [SUBJECT]);
       expect(cached.rows).toHaveLength(1);
-      await recomputation.query(`UPDATE health_cache SET score = score, updated_at = now() WHERE tenant_id IS NULL AND subject_id = $1`, [SUBJECT]);
-      await recomputation.query(`INSERT INTO health_history (tenant_id, subject_id, score, state, recorded_at) VALUES (NULL, $1, 1, 'at_risk', now())`, [SUBJECT]);
-      await recomputation.query('COMMIT');
+      await pg.other.query(`UPDATE health_cache SET score = score, updated_at = now() WHERE tenant_id IS NULL AND subject_id = $1`, [SUBJECT]);
+      await pg.other.query(`INSERT INTO health_history (tenant_id, subject_id, score, state, recorded_at) VALUES (NULL, $1, 1, 'at_risk', now())`, [SUBJECT]);
+      await pg.other.query('COMMIT');
       open = false;
 
       const res = await deletion;
       expect(res.status).toBe(200);
       // The recomputation's history point committed before the deletion read the history: both points go.
       expect(res.body).toMatchObject({ subject_id: SUBJECT, health_state_deleted: 1, health_history_deleted: 2 });
-      const [left] = await t.ds.query(
+      const [left] = await pg.app.ds.query(
         `SELECT (SELECT count(*)::int FROM health_cache WHERE subject_id = $1) AS cache,
                 (SELECT count(*)::int FROM health_history WHERE subject_id = $1) AS history,
                 (SELECT count(*)::int FROM health_refresh_marks WHERE subject_id = $1) AS marks`,
@@ -92,7 +72,7 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
       );
       expect(left).toEqual({ cache: 0, history: 0, marks: 0 });
     } finally {
-      if (open) await recomputation.query('ROLLBACK');
+      if (open) await pg.other.query('ROLLBACK');
     }
   });
 });

@@ -1,8 +1,7 @@
-import { Client } from 'pg';
 import request from 'supertest';
 import { SUBJECT_LOCK_KEY_SQL } from 'src/common/db/advisory-locks';
-import { createTestApp, TestApp } from '../app-factory';
 import { PYTHON_DOCUMENT } from '../fixtures/python-export-document';
+import { until, useAppWithSecondSession } from '../support/second-session';
 
 /**
  * An import writes a subject's episodes and memories as a compile does, so it takes the same
@@ -19,32 +18,21 @@ const TENANT = 'import-lock-tenant';
 const SUBJECT = 'import-lock/subject';
 
 describe('POST /admin/import and the subject compile lock', () => {
-  let t: TestApp;
-  let other: Client;
-
-  beforeAll(async () => {
-    t = await createTestApp();
-    other = new Client({ connectionString: process.env.TEST_DB_URL });
-    await other.connect();
-  });
-  afterAll(async () => {
-    await other.end();
-    await t.close();
-  });
+  const pg = useAppWithSecondSession();
 
   const importInto = (subject: string) =>
-    request(t.http)
+    request(pg.app.http)
       .post('/admin/import')
       .set('Content-Type', 'application/json')
       .send(`{"document": ${PYTHON_DOCUMENT}, "preserve_ids": false, "target_subject_id": ${JSON.stringify(subject)}, "target_tenant_id": "${TENANT}"}`);
 
   const rowsOf = async (subject: string) =>
-    (await t.ds.query(`SELECT (SELECT count(*)::int FROM episodes WHERE subject_id = $1) AS episodes, (SELECT count(*)::int FROM memories WHERE subject_id = $1) AS memories`, [subject]))[0];
+    (await pg.app.ds.query(`SELECT (SELECT count(*)::int FROM episodes WHERE subject_id = $1) AS episodes, (SELECT count(*)::int FROM memories WHERE subject_id = $1) AS memories`, [subject]))[0];
 
   /** Sessions waiting for the compile lock of (TENANT, subject), with what else each holds. */
   const waiters = async (subject: string) =>
     (
-      await other.query(
+      await pg.other.query(
         `SELECT w.pid,
            EXISTS (SELECT 1 FROM pg_locks h WHERE h.pid = w.pid AND h.granted AND h.relation IN ('episodes'::regclass, 'memories'::regclass, 'receipts'::regclass)) AS holds_table_locks
          FROM pg_locks w
@@ -54,21 +42,12 @@ describe('POST /admin/import and the subject compile lock', () => {
       )
     ).rows as { pid: number; holds_table_locks: boolean }[];
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-    for (let i = 0; i < 200; i++) {
-      const found = await probe();
-      if (found !== undefined) return found;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`timed out waiting for ${what}`);
-  }
-
   it('waits for a compile holding the subject lock, writing nothing until it is released, then imports', async () => {
-    await other.query('BEGIN');
+    await pg.other.query('BEGIN');
     let released = false;
     try {
       // A compile of the subject in another process: the same lock, held until its transaction ends.
-      await other.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [TENANT, SUBJECT]);
+      await pg.other.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [TENANT, SUBJECT]);
       let settled = false;
       const pending = importInto(SUBJECT).then((res) => {
         settled = true;
@@ -83,26 +62,26 @@ describe('POST /admin/import and the subject compile lock', () => {
       await new Promise((r) => setTimeout(r, 300));
       expect(settled).toBe(false);
       expect((await waiters(SUBJECT)).map((w) => w.pid)).toEqual([waiter.pid]);
-      await other.query('COMMIT');
+      await pg.other.query('COMMIT');
       released = true;
       const res = await pending;
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ subject_id: SUBJECT, tenant_id: TENANT, episodes_imported: 1, memories_imported: 1 });
       expect(await rowsOf(SUBJECT)).toEqual({ episodes: 1, memories: 1 });
     } finally {
-      if (!released) await other.query('ROLLBACK');
+      if (!released) await pg.other.query('ROLLBACK');
     }
   });
 
   it('is not held back by the lock of another subject of the same tenant', async () => {
-    await other.query('BEGIN');
+    await pg.other.query('BEGIN');
     try {
-      await other.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [TENANT, `${SUBJECT}-other`]);
+      await pg.other.query(`SELECT pg_advisory_xact_lock(${SUBJECT_LOCK_KEY_SQL})`, [TENANT, `${SUBJECT}-other`]);
       const res = await importInto(`${SUBJECT}-free`).expect(200);
       expect(res.body).toMatchObject({ subject_id: `${SUBJECT}-free`, episodes_imported: 1, memories_imported: 1 });
       expect(await rowsOf(`${SUBJECT}-free`)).toEqual({ episodes: 1, memories: 1 });
     } finally {
-      await other.query('ROLLBACK');
+      await pg.other.query('ROLLBACK');
     }
   });
 });
