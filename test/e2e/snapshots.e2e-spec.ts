@@ -1,4 +1,5 @@
 import { Client } from 'pg';
+import * as advisoryLocks from 'src/common/db/advisory-locks';
 import request from 'supertest';
 import { SUBJECT_LOCK_KEY_SQL } from 'src/common/db/advisory-locks';
 import { operatorScope } from 'src/common/db/tenant-scope';
@@ -177,6 +178,17 @@ describe('snapshots', () => {
     it('restores the latest version by name', async () => {
       const res = await request(t.http).post('/admin/snapshots/restore-by-name').send({ name: 'demo', target_subject_id: 'restored/two' }).expect(200);
       expect(res.body).toMatchObject({ snapshot_id: v2.id, version: 2, episodes_restored: 2, memories_restored: 2, receipts_restored: 0 });
+    });
+
+    it("takes the target subject's compile lock once, before anything is read or written", async () => {
+      // A pass-through spy: the lock is really taken, each call counted.
+      const locks = jest.spyOn(advisoryLocks, 'lockSubject');
+      try {
+        await request(t.http).post('/admin/snapshots/restore-by-name').send({ name: 'demo', target_subject_id: 'restored/locked' }).expect(200);
+        expect(locks.mock.calls.map(([, , subjectId]) => subjectId)).toEqual(['restored/locked']);
+      } finally {
+        locks.mockRestore();
+      }
     });
 
     it('restores through the CLI too', async () => {

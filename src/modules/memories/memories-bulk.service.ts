@@ -26,11 +26,11 @@ export class MemoriesBulkService {
 
   /**
    * Copies the memories of `source` under `target` (MemoriesRepository.copySubject). Memories are
-   * written under their subject's compile lock, as compiles and memory writes are: the target's
-   * lock is taken here (a caller already holding it, as restore does, holds it twice until commit).
+   * written under their subject's compile lock, as compiles and memory writes are: the caller
+   * (SnapshotsService, for snapshot and restore) holds the target's lock already, taken once
+   * before anything of the copy is read or written.
    */
-  async copySubject(em: EntityManager, scope: AnyScope, source: string, target: string, episodeIds: EpisodeIdMap, marks?: RestoreMarks): Promise<number> {
-    await this.repo.lockSubject(em, scope, target);
+  copySubject(em: EntityManager, scope: AnyScope, source: string, target: string, episodeIds: EpisodeIdMap, marks?: RestoreMarks): Promise<number> {
     return this.repo.copySubject(em, scope, source, target, episodeIds, marks);
   }
 

@@ -51,6 +51,8 @@ export class SnapshotsService {
     const row = await this.ds.transaction(async (em) => {
       const version = await this.repo.nextVersion(em, scope, name);
       const snapshotSubject = `${SNAPSHOT_SUBJECT_PREFIX}${name}/v${version}`;
+      // The snapshot subject's compile lock, as for every write of memories (restore takes the target's).
+      await this.subjectLock.lock(em, scope, snapshotSubject);
       const copied = await this.copySubject(em, scope, subjectId, snapshotSubject);
       if (copied.episodes === 0 && copied.memories === 0) {
         throw AppError.notFound(`Subject ${JSON.stringify(subjectId)} has no episodes or memories to snapshot.`);
