@@ -384,3 +384,53 @@ describe('compileHeuristic: robustness', () => {
     expect(compileHeuristic(make(), [])).toEqual(compileHeuristic(make(), []));
   });
 });
+
+describe('compileHeuristic: a short reply logged as its own episode', () => {
+  const summaries = (plan: CompilePlan): string[] => ofKind(plan, 'episode_summary').map((d) => d.content);
+
+  it('says in its summary what the previous episode of the session asked', () => {
+    const plan = compileHeuristic(
+      [
+        chat([['Caroline', 'Wow, that is a lot of miles! What got you into running?']], 0, 's1'),
+        chat([['Melanie', 'To de-stress and clear my mind.']], 1, 's1'),
+      ],
+      [],
+    );
+    expect(summaries(plan)).toEqual([
+      'Caroline: Wow, that is a lot of miles! What got you into running?',
+      'Melanie (asked "What got you into running?"): To de-stress and clear my mind.',
+    ]);
+  });
+
+  it('leaves a reply alone when it stands on its own, the same speaker asked, or it is another session', () => {
+    const long =
+      'Last Friday I went to an LGBTQ+ counseling workshop and it was really enlightening; they talked about therapeutic methods, safe spaces and how to best work with trans people in groups.';
+    const plan = compileHeuristic(
+      [
+        chat([['Caroline', 'What did you do last week?']], 0, 's1'),
+        chat([['Melanie', long]], 1, 's1'),
+        chat([['Melanie', 'Any plans for the summer?']], 2, 's1'),
+        chat([['Melanie', 'Camping, I hope.']], 3, 's1'),
+        chat([['Caroline', 'Where did you go?']], 4, 's2'),
+        chat([['Melanie', 'To the lake.']], 5, 's3'),
+        chat([['Caroline', 'Where did you go?']], 6, null),
+        chat([['Melanie', 'To the lake.']], 7, null),
+      ],
+      [],
+    );
+    expect(summaries(plan).filter((s) => s.includes('(asked'))).toEqual([]);
+  });
+
+  it('does not quote a long question, nor read one out of a multi-message episode', () => {
+    const plan = compileHeuristic(
+      [
+        chat([['Caroline', 'I keep wondering about this, so tell me honestly, what was it that first got you into long-distance running?']], 0, 's1'),
+        chat([['Melanie', 'To de-stress.']], 1, 's1'),
+        chat([['agent', 'Hi!'], ['customer', 'Which plan am I on?']], 2, 's1'),
+        chat([['agent', 'The Pro plan.']], 3, 's1'),
+      ],
+      [],
+    );
+    expect(summaries(plan).filter((s) => s.includes('(asked'))).toEqual([]);
+  });
+});

@@ -6,6 +6,7 @@
  * Pure and bounded: no clock, no randomness, no I/O; any JSON payload is accepted and the
  * work per episode is capped, so one odd episode can neither fail nor stall a compile job.
  */
+import { analyze } from 'src/common/text/terms';
 import { conversationMessages, episodeText } from 'src/compiler/episode-text';
 import type { CompilePlan, CompilerEpisode, ExistingMemory, MemoryCompiler, MemoryDraft } from './compiler.types';
 import type { MemoryKind } from './memory-kinds';
@@ -41,8 +42,50 @@ const SUMMARY_CHARS = 400;
 
 export function compileHeuristic(episodes: CompilerEpisode[], existing: ExistingMemory[]): CompilePlan {
   const candidates: MemoryDraft[] = [];
-  for (const episode of episodes) candidates.push(...episodeCandidates(episode));
+  const lastTurn = new Map<string, OneTurn>();
+  for (const episode of episodes) {
+    const turn = oneTurnOf(episode);
+    const previous = episode.session_id === null ? undefined : lastTurn.get(episode.session_id);
+    candidates.push(...episodeCandidates(episode, replyContext(turn, previous)));
+    if (episode.session_id !== null) {
+      if (turn === null) lastTurn.delete(episode.session_id);
+      else lastTurn.set(episode.session_id, turn);
+    }
+  }
   return planMemories(existing, candidates);
+}
+
+/** An episode that is one chat message (a client logging each turn as its own episode). */
+interface OneTurn {
+  role: string;
+  text: string;
+}
+
+function oneTurnOf(episode: CompilerEpisode): OneTurn | null {
+  const messages = messagesOf(episode.payload).filter((m) => oneLine(m.content).length > 0);
+  if (messages.length !== 1) return null;
+  return { role: oneLine(messages[0].role).slice(0, 64), text: normaliseText(cutChars(messages[0].content, MAX_MESSAGE_CHARS)) };
+}
+
+/** A reply this short leans on the question it answers ("To de-stress and clear my mind."). */
+const SHORT_REPLY_WORDS = 15;
+/** A longer question is itself a topic statement more than a prompt; quoting it costs too much. */
+const MAX_QUOTED_QUESTION_CHARS = 80;
+
+/**
+ * The question a one-message episode answers, when the session's previous episode is one message
+ * from another speaker that asks it and the reply is too short to stand alone: that reply's
+ * summary then says what was asked (`Caroline (asked "What got you into running?"): To de-stress…`),
+ * so it can be found by the words of the question and read without the turn before it. Counted
+ * in retrieval words (stop words and chat filler do not count).
+ */
+function replyContext(turn: OneTurn | null, previous: OneTurn | undefined): string | null {
+  if (turn === null || previous === undefined || previous.role === turn.role) return null;
+  if (analyze(turn.text).length > SHORT_REPLY_WORDS) return null;
+  const questions = splitSentences(previous.text, MAX_SENTENCES_PER_MESSAGE).filter((s) => /\?["')\]]*$/.test(s));
+  const question = questions[questions.length - 1];
+  if (question === undefined || question.length > MAX_QUOTED_QUESTION_CHARS) return null;
+  return question;
 }
 
 interface Message {
@@ -54,9 +97,9 @@ interface Message {
 }
 
 /** Everything one episode yields, in the order said, its summary last. */
-function episodeCandidates(episode: CompilerEpisode): MemoryDraft[] {
+function episodeCandidates(episode: CompilerEpisode, askedBefore: string | null): MemoryDraft[] {
   const raw = messagesOf(episode.payload);
-  return raw.length > 0 ? conversationCandidates(episode, raw) : documentCandidates(episode);
+  return raw.length > 0 ? conversationCandidates(episode, raw, askedBefore) : documentCandidates(episode);
 }
 
 /** Conversation messages; a payload that is itself one message (`{role, content}`) counts too. */
@@ -70,7 +113,7 @@ function messagesOf(payload: unknown): { role: string; content: string }[] {
   return [];
 }
 
-function conversationCandidates(episode: CompilerEpisode, raw: { role: string; content: string }[]): MemoryDraft[] {
+function conversationCandidates(episode: CompilerEpisode, raw: { role: string; content: string }[], askedBefore: string | null): MemoryDraft[] {
   const messages = boundMessages(raw);
   const out: MemoryDraft[] = [];
   const fixes = new FixTracker();
@@ -100,8 +143,13 @@ function conversationCandidates(episode: CompilerEpisode, raw: { role: string; c
     SUMMARY_CHARS,
   );
   if (summary !== null) {
+    const speaker = messages.find((m) => m.speaker.side !== 'system' && oneLine(m.text).length > 0);
+    const content =
+      askedBefore !== null && speaker !== undefined && summary.content.startsWith(`${speaker.role}: `)
+        ? `${speaker.role} (asked "${askedBefore}"): ${summary.content.slice(speaker.role.length + 2)}`
+        : summary.content;
     out.push(
-      draft(episode, 'episode_summary', summary.content, summary.summary, 0.7, null, {
+      draft(episode, 'episode_summary', content, summary.summary, 0.7, null, {
         message_count: messages.length,
         roles: [...new Set(messages.map((m) => m.role))].slice(0, 10),
         episode_type: episode.type,
