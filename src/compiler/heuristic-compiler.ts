@@ -44,9 +44,10 @@ export function compileHeuristic(episodes: CompilerEpisode[], existing: Existing
   const candidates: MemoryDraft[] = [];
   const lastTurn = new Map<string, OneTurn>();
   for (const episode of episodes) {
-    const turn = oneTurnOf(episode);
+    const raw = messagesOf(episode.payload);
+    const turn = oneTurnOf(raw);
     const previous = episode.session_id === null ? undefined : lastTurn.get(episode.session_id);
-    candidates.push(...episodeCandidates(episode, replyContext(turn, previous)));
+    candidates.push(...episodeCandidates(episode, raw, replyContext(turn, previous)));
     if (episode.session_id !== null) {
       if (turn === null) lastTurn.delete(episode.session_id);
       else lastTurn.set(episode.session_id, turn);
@@ -61,8 +62,8 @@ interface OneTurn {
   text: string;
 }
 
-function oneTurnOf(episode: CompilerEpisode): OneTurn | null {
-  const messages = messagesOf(episode.payload).filter((m) => oneLine(m.content).length > 0);
+function oneTurnOf(raw: { role: string; content: string }[]): OneTurn | null {
+  const messages = raw.filter((m) => oneLine(m.content).length > 0);
   if (messages.length !== 1) return null;
   return { role: oneLine(messages[0].role).slice(0, 64), text: normaliseText(cutChars(messages[0].content, MAX_MESSAGE_CHARS)) };
 }
@@ -97,8 +98,7 @@ interface Message {
 }
 
 /** Everything one episode yields, in the order said, its summary last. */
-function episodeCandidates(episode: CompilerEpisode, askedBefore: string | null): MemoryDraft[] {
-  const raw = messagesOf(episode.payload);
+function episodeCandidates(episode: CompilerEpisode, raw: { role: string; content: string }[], askedBefore: string | null): MemoryDraft[] {
   return raw.length > 0 ? conversationCandidates(episode, raw, askedBefore) : documentCandidates(episode);
 }
 

@@ -1,4 +1,5 @@
 import type { TenantScope } from 'src/common/db/tenant-scope';
+import { subjectKey } from './health';
 
 /** See HealthRefresher.schedule: the pause after a flush is at least this many times its duration. */
 const BUSY_FACTOR = 4;
@@ -44,7 +45,7 @@ export class HealthRefresher {
 
   mark(scope: TenantScope, subjectIds: Iterable<string>): void {
     if (this.closed) return;
-    for (const subjectId of subjectIds) this.dirty.set(JSON.stringify([scope.tenantId, subjectId]), { scope, subjectId });
+    for (const subjectId of subjectIds) this.dirty.set(subjectKey({ tenantId: scope.tenantId, subjectId }), { scope, subjectId });
     this.schedule();
   }
 

@@ -234,13 +234,13 @@ describe('HealthTextIndex (health read across recomputations)', () => {
       if (step % 7 === 6) episodes = episodes.filter((e) => e.session_id !== 's1');
       const resolutions = step > 20 ? [resolution('s2', 'resolved', ago(2 * DAY))] : [];
       const fresh = computeHealth('cust', episodes, resolutions, { now: NOW });
-      expect(computeHealth('cust', episodes, resolutions, { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
+      expect(computeHealth('cust', episodes, resolutions, { now: NOW, texts: index, tenantId: null })).toEqual(fresh);
       // The session links kept for the subject, extended step by step, give the groups of a fresh comparison.
       const sessions = buildSessions(episodes, resolutions);
       const ids = (groups: { session_id: string }[][]) => groups.map((g) => g.map((x) => x.session_id));
       expect(ids(repeatedIssues(sessions, { texts: index, subject: { tenantId: null, subjectId: 'links' } }))).toEqual(ids(repeatedIssues(sessions)));
     }
-    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } }).factors.map((f) => f.signal)).toEqual(
+    expect(computeHealth('cust', episodes, [], { now: NOW, texts: index, tenantId: null }).factors.map((f) => f.signal)).toEqual(
       expect.arrayContaining(['unresolved_issues', 'repeated_issues', 'escalations']),
     );
   });
@@ -249,8 +249,8 @@ describe('HealthTextIndex (health read across recomputations)', () => {
     const index = new HealthTextIndex(10);
     const episodes = history(11, 60);
     const fresh = computeHealth('cust', episodes, [], { now: NOW });
-    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
-    expect(computeHealth('cust', episodes, [], { now: NOW, index: { texts: index, tenantId: null } })).toEqual(fresh);
+    expect(computeHealth('cust', episodes, [], { now: NOW, texts: index, tenantId: null })).toEqual(fresh);
+    expect(computeHealth('cust', episodes, [], { now: NOW, texts: index, tenantId: null })).toEqual(fresh);
     expect(index.size).toBe(10);
   });
 

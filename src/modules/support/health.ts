@@ -109,12 +109,10 @@ export interface HealthOptions {
   now: Date;
   /** SLA thresholds for the breach signals; contract defaults when absent. */
   sla?: Partial<SlaThresholds>;
-  /**
-   * What earlier computations read from episode texts, and the tenant whose subject this is (null
-   * in single-tenant mode), so the index keeps each tenant's readings apart. A fresh index when
-   * absent: same result, more work.
-   */
-  index?: { texts: HealthTextIndex; tenantId: string | null };
+  /** What earlier computations read from episode texts. A fresh index when absent: same result, more work. */
+  texts?: HealthTextIndex;
+  /** The tenant whose subject this is (null or absent: single-tenant mode), so `texts` keeps each tenant's readings apart. */
+  tenantId?: string | null;
 }
 
 /**
@@ -226,8 +224,8 @@ export class HealthTextIndex {
   }
 }
 
-/** The key of a subject's session links: JSON of (tenant, subject), so no two subjects share one whatever their characters. */
-function subjectKey(subject: HealthSubject): string {
+/** A subject's key in a map: JSON of (tenant, subject), so no two subjects share one whatever their characters. */
+export function subjectKey(subject: HealthSubject): string {
   return JSON.stringify([subject.tenantId, subject.subjectId]);
 }
 
@@ -242,8 +240,8 @@ export function computeHealth(
 
   const now = options.now.getTime();
   const read: IndexedSubject = {
-    texts: options.index?.texts ?? new HealthTextIndex(),
-    subject: { tenantId: options.index?.tenantId ?? null, subjectId },
+    texts: options.texts ?? new HealthTextIndex(),
+    subject: { tenantId: options.tenantId ?? null, subjectId },
   };
   const thresholds: SlaThresholds = { ...DEFAULT_SLA_THRESHOLDS, ...options.sla };
   const sla = new Map(

@@ -270,7 +270,7 @@ export class SupportService implements OnModuleInit, BeforeApplicationShutdown {
     for (let round = 1; ; round++) {
       const inputs = await this.loadInputs(em, scope, subjectId);
       const generatedAt = new Date();
-      const health = computeHealth(subjectId, inputs.episodes, inputs.resolutions, { now: generatedAt, index: { texts: this.healthText, tenantId: scope.tenantId } });
+      const health = computeHealth(subjectId, inputs.episodes, inputs.resolutions, { now: generatedAt, texts: this.healthText, tenantId: scope.tenantId });
       const entry = { subject_id: subjectId, state: health.state, score: health.score, factors: health.factors };
       if (cached === null) {
         if (!hasSessions(inputs)) return { health, inputs, generatedAt };
