@@ -5,6 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module';
 import { configureApp } from './app.setup';
 import { joinCluster } from './cluster/cluster-worker';
+import { tuneGarbageCollection } from './common/runtime/gc-tuning';
 import { APP_CONFIG, AppConfig, ConfigError } from './config/app-config';
 import { ReadRouter } from './db/read-replicas';
 
@@ -13,6 +14,7 @@ import { ReadRouter } from './db/read-replicas';
  * its script). Loaded by src/main.ts, which decides which.
  */
 async function bootstrap(): Promise<void> {
+  tuneGarbageCollection();
   const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
   const config = app.get<AppConfig>(APP_CONFIG);
   configureApp(app, config);

@@ -34,4 +34,30 @@ describe('LruCache', () => {
     expect(() => new LruCache(0)).toThrow(RangeError);
     expect(() => new LruCache(1.5)).toThrow(RangeError);
   });
+
+  it('with a weight, forgets the least recently used entries until the rest weigh at most the bound', () => {
+    const c = new LruCache<string, number>(100, { max: 10, of: (key) => key.length });
+    c.set('aaaa', 1);
+    c.set('bbbb', 2);
+    expect(c.totalWeight).toBe(8);
+    c.get('aaaa'); // bbbb is now the least recent
+    c.set('ccc', 3);
+    expect(c.get('bbbb')).toBeUndefined();
+    expect(c.get('aaaa')).toBe(1);
+    expect(c.get('ccc')).toBe(3);
+    expect(c.totalWeight).toBe(7);
+  });
+
+  it('with a weight, does not keep an entry heavier than the bound, and counts replaced and taken entries out', () => {
+    const c = new LruCache<string, string>(100, { max: 10, of: (_key, value) => value.length });
+    c.set('a', 'xx');
+    expect(c.set('big', 'x'.repeat(11))).toBe('x'.repeat(11));
+    expect(c.get('big')).toBeUndefined();
+    expect(c.get('a')).toBe('xx');
+    c.set('a', 'xxxxx');
+    expect(c.totalWeight).toBe(5);
+    c.take('a');
+    expect(c.totalWeight).toBe(0);
+    expect(() => new LruCache(1, { max: 0, of: () => 1 })).toThrow(RangeError);
+  });
 });

@@ -54,6 +54,16 @@ describe('analyze', () => {
     expect(analyze("I don't know")).toEqual(['know']);
     expect(analyze('')).toEqual([]);
   });
+
+  it('answers a text seen before from its cache (the same terms, not analysed again); a very long text each time', () => {
+    const text = `Melanie went camping at the lake on ${'the '.repeat(3)}weekend`;
+    const first = analyze(text);
+    expect(analyze(`${text}`.slice(0))).toBe(first);
+    expect(first).toEqual(['melani', 'went', 'camp', 'lake', 'weekend']);
+    const long = 'camping '.repeat(600);
+    expect(analyze(long)).not.toBe(analyze(long));
+    expect(analyze(long)).toEqual(analyze(long));
+  });
 });
 
 describe('queryTerms', () => {

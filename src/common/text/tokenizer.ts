@@ -37,9 +37,10 @@ const SEGMENT_END = /\n(?=\S)/g;
 /**
  * Recently counted segments. A context bundle is mostly lines seen before (the same memories
  * and episodes rendered the same way), and js-tiktoken's BPE is the largest single cost of
- * assembling one; a hit makes a line's count a map lookup.
+ * assembling one; a hit makes a line's count a map lookup. Bounded by characters held too:
+ * 20,000 segments of 2,000 characters would be 80 MB.
  */
-const segmentCounts = new LruCache<string, number>(20_000);
+const segmentCounts = new LruCache<string, number>(20_000, { max: 4_000_000, of: (segment) => segment.length });
 /** Longer segments are counted each time: rare, and not worth their memory. */
 const MAX_CACHED_SEGMENT = 2_000;
 

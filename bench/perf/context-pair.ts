@@ -1,0 +1,91 @@
+/**
+ * Two builds' context cost side by side under the same load: `npm run build && node
+ * dist/bench/perf/context-pair.js --a path/to/dist/src/main.js [--b path/to/dist/src/main.js]
+ * [--memories 1000] [--budget 4000] [--slices 8] [--slice 60] [--receipt] [--pg-admin-url URL]`.
+ * PostgreSQL only.
+ *
+ * The counterpart of ingest-pair.js for POST /v1/context: on a shared machine, one build's run
+ * after the other's compares the load more than the builds. Both services start at once, each
+ * on its own fresh database, get the same subject (the perf bench's episodes, compiled until it
+ * holds `--memories` memories), are warmed, then answer alternating slices of the same context
+ * requests at concurrency 1 (A B, B A, A B …), so the drift hits both alike. Prints each side's
+ * service CPU per request (utime + stime from /proc, which includes garbage collection), p50
+ * and p95, and B ÷ A. `--receipt` asks every request for a receipt. Run it twice with A and B
+ * swapped; a change smaller than the two runs' disagreement is not measured.
+ */
+import { resolve } from 'node:path';
+import { client } from '../common/http';
+import { arg, cpuMs, RunningService, startService } from '../common/service';
+import { summarise } from '../common/stats';
+import { episodesFor, TASKS } from './data';
+
+async function main(): Promise<void> {
+  const a = arg('a');
+  if (!a) throw new Error('--a path/to/dist/src/main.js is required');
+  const b = arg('b', resolve(__dirname, '..', '..', 'src', 'main.js'))!;
+  const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+  const memories = Number(arg('memories', '1000'));
+  const budget = Number(arg('budget', '4000'));
+  const slices = Number(arg('slices', '8'));
+  const slice = Number(arg('slice', '60'));
+  const receipt = process.argv.includes('--receipt');
+  const log = (line: string) => process.stderr.write(`[context-pair] ${line}\n`);
+  const services: RunningService[] = [];
+  const sides = [a, b].map(() => ({ cpu: 0, n: 0, samples: [] as number[], wallMs: 0 }));
+  const sid = 'context-pair';
+  try {
+    for (const main of [a, b]) services.push(await startService({ pgAdminUrl, main }));
+    const apis = services.map((s) => client(s.base));
+    for (const [k, api] of apis.entries()) {
+      log(`building the subject on ${k === 0 ? 'A' : 'B'}`);
+      let compiled = 0;
+      let ingested = 0;
+      while (compiled < memories) {
+        const chunk = episodesFor(sid, ingested + 500, 99).slice(ingested);
+        for (let i = 0; i < chunk.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: chunk.slice(i, i + 100) });
+        ingested += chunk.length;
+        const res = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
+        compiled += res.memories_created;
+        if (res.memories_created === 0) break;
+      }
+    }
+    const next = [0, 0];
+    const send = (k: number) => {
+      const i = next[k]++;
+      return apis[k].call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: budget, ...(receipt ? { emit_receipt: true } : {}) });
+    };
+    for (const k of [0, 1]) for (let i = 0; i < 60; i++) await send(k);
+    for (let s = 0; s < slices; s++) {
+      for (const k of s % 2 === 0 ? [0, 1] : [1, 0]) {
+        const side = sides[k];
+        const c0 = cpuMs(services[k].pid!);
+        const t0 = performance.now();
+        for (let i = 0; i < slice; i++) {
+          const started = performance.now();
+          await send(k);
+          side.samples.push(performance.now() - started);
+        }
+        side.wallMs += performance.now() - t0;
+        side.cpu += cpuMs(services[k].pid!) - c0;
+        side.n += slice;
+      }
+    }
+  } finally {
+    for (const s of services) await s.stop();
+  }
+  const out = sides.map((s, k) => {
+    const summary = summarise(s.samples, s.wallMs);
+    return { build: k === 0 ? `A ${a}` : `B ${b}`, service_cpu_ms_per_request: Math.round((s.cpu / s.n) * 1000) / 1000, p50: summary.p50, p95: summary.p95 };
+  });
+  const ratio = (x: number, y: number) => Math.round((x / y) * 1000) / 1000;
+  process.stdout.write(`context, ~${memories} memories, budget ${budget}${receipt ? ', emit_receipt' : ''}, concurrency 1, ${slices} slices of ${slice} per side\n`);
+  for (const o of out) process.stdout.write(`${o.build}: service CPU ${o.service_cpu_ms_per_request} ms per request, p50 ${o.p50} p95 ${o.p95} ms\n`);
+  const cpu = ratio(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request);
+  process.stdout.write(`B ÷ A: service CPU per request ${cpu}, p50 ${ratio(out[1].p50, out[0].p50)}, p95 ${ratio(out[1].p95, out[0].p95)}\n`);
+  process.stdout.write(`${JSON.stringify({ memories, budget, receipt, slices, slice, out, cpu_ratio: cpu })}\n`);
+}
+
+main().catch((err) => {
+  process.stderr.write(`benchmark failed: ${(err as Error).stack}\n`);
+  process.exit(1);
+});
