@@ -121,6 +121,26 @@ describe('receipts of context and handoff', () => {
     expect((await t.ds.query(`SELECT count(*)::int AS n FROM receipts WHERE subject_id = 'bob'`))[0].n).toBe(0);
   });
 
+  it('fails open: a receipt that cannot be written leaves the bundle answered, receipt_emitted false, counted as failed', async () => {
+    const failed = async () => Number(/memory_receipts_total\{outcome="failed"\} (\d+)/.exec((await request(t.http).get('/metrics').expect(200)).text)?.[1] ?? 0);
+    const before = await failed();
+    const plain = await request(t.http).post('/v1/context').send({ subject_id: 'ada', task: 'where does Ada live' }).expect(200);
+    // Every new row now breaks a constraint: the receipt's INSERT fails inside the request.
+    await t.ds.query('ALTER TABLE receipts ADD CONSTRAINT receipts_refuse_all CHECK (id IS NULL) NOT VALID');
+    try {
+      const res = await request(t.http).post('/v1/context').send({ subject_id: 'ada', task: 'where does Ada live', emit_receipt: true }).expect(200);
+      expect(res.headers['content-type']).toBe('application/json; charset=utf-8');
+      expect(res.body).toEqual({ ...plain.body, receipt_id: null, receipt_emitted: false });
+      expect(Object.keys(res.body).slice(-2)).toEqual(['receipt_id', 'receipt_emitted']);
+      expect(await failed()).toBe(before + 1);
+    } finally {
+      await t.ds.query('ALTER TABLE receipts DROP CONSTRAINT receipts_refuse_all');
+    }
+    const written = await request(t.http).post('/v1/context').send({ subject_id: 'ada', task: 'where does Ada live', emit_receipt: true }).expect(200);
+    expect(written.body).toEqual({ ...plain.body, receipt_id: expect.stringMatching(ULID), receipt_emitted: true });
+    expect((await request(t.http).get(`/v1/receipts/${written.body.receipt_id}`).expect(200)).body.output.context_hash).toBe(sha256(plain.body.assembled_context));
+  });
+
   it('verifies a receipt, detects a tampered copy and an unknown algorithm', async () => {
     const id = (await request(t.http).post('/v1/context').send({ subject_id: 'ada', task: 'renew prescription', emit_receipt: true }).expect(200)).body.receipt_id;
     expect((await request(t.http).get(`/v1/receipts/${id}/verify`).expect(200)).body).toEqual({ valid: true, key_id: 'k1', algorithm: 'hmac-sha256-canonical-v1', reason: 'ok' });

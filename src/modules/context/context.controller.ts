@@ -1,5 +1,6 @@
-import { Body, Controller, HttpCode, Post } from '@nestjs/common';
+import { Body, Controller, HttpCode, Post, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiTags } from '@nestjs/swagger';
+import type { Response } from 'express';
 import { ReqCtx } from 'src/common/context/ctx.decorator';
 import type { Ctx } from 'src/common/context/request-context';
 import { ApiErrors } from 'src/common/http/api-errors.decorator';
@@ -21,8 +22,9 @@ export class ContextController {
   @Post()
   @HttpCode(200)
   @ApiOkResponse({ type: ContextBundleDto })
-  assemble(@ReqCtx() ctx: Ctx, @Body() dto: ContextRequestDto): Promise<ContextBundleDto> {
-    return this.context.assemble(ctx, dto);
+  async assemble(@ReqCtx() ctx: Ctx, @Body() dto: ContextRequestDto, @Res() res: Response): Promise<void> {
+    // Sent as text serialised while the receipt was being written (ContextService.assembleJson): a ContextBundleDto.
+    res.status(200).type('application/json').send(await this.context.assembleJson(ctx, dto));
   }
 
   /**

@@ -10,7 +10,7 @@ import { toEpisodeDto } from 'src/modules/episodes/dto/episode.dto';
 import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { EmbeddingsService } from 'src/modules/models/embeddings.service';
 import { episodeEntry, memoryEntry } from 'src/modules/receipts/receipt-body';
-import { GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
+import { EmittedReceipt, GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
 import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
 import { ContextExplanationDto } from './dto/context-explain.dto';
@@ -95,7 +95,21 @@ export class ContextService {
    * and packing stay unaware of it. `opts` is how replay re-runs a receipt's request.
    */
   async assemble(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions = {}): Promise<ContextBundleDto> {
-    return (await this.run(ctx, dto, opts, false)).bundle;
+    const { bundle, receipt } = await this.run(ctx, dto, opts, false);
+    return { ...bundle, ...(await receipt) };
+  }
+
+  /**
+   * POST /v1/context as the JSON text of its ContextBundleDto. The receipt's INSERT (when one is
+   * due) is in flight while the bundle is built and serialised, so a receipt adds its own work
+   * and what is left of the database's answer after that, not a whole round trip; its fields
+   * close the object, where `assemble` puts them too.
+   */
+  async assembleJson(ctx: Ctx, dto: ContextRequestDto): Promise<string> {
+    const { bundle, receipt } = await this.run(ctx, dto, {}, false);
+    const text = JSON.stringify(bundle);
+    const { receipt_id, receipt_emitted } = await receipt;
+    return `${text.slice(0, -1)},"receipt_id":${JSON.stringify(receipt_id)},"receipt_emitted":${receipt_emitted}}`;
   }
 
   /**
@@ -104,11 +118,20 @@ export class ContextService {
    * explanation is computed only here, after the assembly, so POST /v1/context pays nothing.
    */
   async explain(ctx: Ctx, dto: ContextRequestDto): Promise<ContextExplanationDto> {
-    const { bundle, explanation } = await this.run(ctx, dto, {}, true);
-    return { bundle, max_tokens: dto.max_tokens ?? this.config.defaultMaxContextTokens, session_id: dto.session_id ?? null, ...explanation! };
+    const { bundle, receipt, explanation } = await this.run(ctx, dto, {}, true);
+    return { bundle: { ...bundle, ...(await receipt) }, max_tokens: dto.max_tokens ?? this.config.defaultMaxContextTokens, session_id: dto.session_id ?? null, ...explanation! };
   }
 
-  private async run(ctx: Ctx, dto: ContextRequestDto, opts: GovernanceOptions, explain: boolean): Promise<{ bundle: ContextBundleDto; explanation?: Pick<ContextExplanationDto, 'candidates' | 'sections'> }> {
+  /**
+   * The assembly. The bundle comes back without its receipt fields and the receipt as a promise
+   * of them: the receipt's INSERT is sent before the bundle is built, and callers await it last.
+   */
+  private async run(
+    ctx: Ctx,
+    dto: ContextRequestDto,
+    opts: GovernanceOptions,
+    explain: boolean,
+  ): Promise<{ bundle: BundleWithoutReceipt; receipt: Promise<EmittedReceipt>; explanation?: Pick<ContextExplanationDto, 'candidates' | 'sections'> }> {
     // An as-of read (the request's as_of, or a replay's) reads the data as it stood then and
     // takes that instant as "now" for validity; the receipt records it as its as_of.
     const asOf = opts.asOf ?? parseAsOf(dto.as_of, ['body', 'as_of']);
@@ -144,7 +167,7 @@ export class ContextService {
     const summaries = ofLabel('episode_summary').map((c) => memoriesById.get(c.id)!);
     const procedures = ofLabel('procedure').map((c) => memoriesById.get(c.id)!);
     const episodes = ofLabel('raw_episode').map((c) => episodesById.get(c.id)!);
-    const receipt = await this.receipts.emit(ctx, gov, {
+    const receipt = this.receipts.emit(ctx, gov, {
       subjectId: dto.subject_id,
       task: dto.task,
       request: { endpoint: 'context', max_tokens: maxTokens, session_id: sessionId, caller_id: gov.caller.caller_id, caller_type: gov.caller.caller_type, reason: null },
@@ -155,8 +178,15 @@ export class ContextService {
       text: packed.assembled_context,
       tokenEstimate: packed.token_estimate,
     });
+    if (gov.emit) {
+      // Marked handled now (the callers await it after building the bundle), so a write that
+      // fails before then is not an unhandled rejection; one turn of the event loop lets the
+      // INSERT reach the database before the synchronous work below.
+      receipt.catch(() => undefined);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
 
-    const bundle: ContextBundleDto = {
+    const bundle: BundleWithoutReceipt = {
       subject_id: dto.subject_id,
       task: dto.task,
       facts: [...facts, ...summaries].map(toMemoryDto),
@@ -171,9 +201,8 @@ export class ContextService {
       assembled_context: packed.assembled_context,
       token_estimate: packed.token_estimate,
       sessions: bundleSessions(packed.included),
-      ...receipt,
     };
-    if (!explain) return { bundle };
+    if (!explain) return { bundle, receipt };
     const ranked = new Set(candidates.map((c) => c.id));
     const explanation = explainAssembly({
       task: dto.task,
@@ -185,9 +214,12 @@ export class ContextService {
       denials: gov.denials,
       unranked: fetchedMemories.filter((m) => !ranked.has(m.id)).map((m) => ({ id: m.id, kind: m.kind, created_at: m.valid_from, text: m.content })),
     });
-    return { bundle, explanation };
+    return { bundle, receipt, explanation };
   }
 }
+
+/** A bundle before its receipt is settled: the receipt's fields come last (ContextService.run). */
+type BundleWithoutReceipt = Omit<ContextBundleDto, keyof EmittedReceipt>;
 
 /**
  * A memory is placed in time by valid_from (when it became true: the source episode's time),
