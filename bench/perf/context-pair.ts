@@ -1,7 +1,7 @@
 /**
  * Two builds' context cost side by side under the same load: `npm run build && node
  * dist/bench/perf/context-pair.js --a path/to/dist/src/main.js [--b path/to/dist/src/main.js]
- * [--memories 1000] [--budget 4000] [--slices 8] [--slice 60] [--receipt] [--pg-admin-url URL]`.
+ * [--memories 1000] [--budget 4000] [--slices 8] [--slice 60] [--receipt both|b] [--pg-admin-url URL]`.
  * PostgreSQL only.
  *
  * The counterpart of ingest-pair.js for POST /v1/context: on a shared machine, one build's run
@@ -10,8 +10,11 @@
  * holds `--memories` memories), are warmed, then answer alternating slices of the same context
  * requests at concurrency 1 (A B, B A, A B …), so the drift hits both alike. Prints each side's
  * service CPU per request (utime + stime from /proc, which includes garbage collection), p50
- * and p95, and B ÷ A. `--receipt` asks every request for a receipt. Run it twice with A and B
- * swapped; a change smaller than the two runs' disagreement is not measured.
+ * and p95, and B ÷ A. `--receipt both` asks every request for a receipt; `--receipt b` only B's,
+ * which with `--b` the same build as `--a` measures what a receipt adds (B − A), each process
+ * paying its own garbage collection (interleaving both kinds of request in one process, as
+ * run.js does, lets one kind pay for collections the other's garbage caused). Run it twice with
+ * A and B swapped; a change smaller than the two runs' disagreement is not measured.
  */
 import { resolve } from 'node:path';
 import { client } from '../common/http';
@@ -28,7 +31,9 @@ async function main(): Promise<void> {
   const budget = Number(arg('budget', '4000'));
   const slices = Number(arg('slices', '8'));
   const slice = Number(arg('slice', '60'));
-  const receipt = process.argv.includes('--receipt');
+  const receipt = arg('receipt', 'none')!;
+  if (!['none', 'both', 'b'].includes(receipt)) throw new Error('--receipt is none, both or b');
+  const asks = (k: number) => receipt === 'both' || (receipt === 'b' && k === 1);
   const log = (line: string) => process.stderr.write(`[context-pair] ${line}\n`);
   const services: RunningService[] = [];
   const sides = [a, b].map(() => ({ cpu: 0, n: 0, samples: [] as number[], wallMs: 0 }));
@@ -52,7 +57,7 @@ async function main(): Promise<void> {
     const next = [0, 0];
     const send = (k: number) => {
       const i = next[k]++;
-      return apis[k].call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: budget, ...(receipt ? { emit_receipt: true } : {}) });
+      return apis[k].call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: budget, ...(asks(k) ? { emit_receipt: true } : {}) });
     };
     for (const k of [0, 1]) for (let i = 0; i < 60; i++) await send(k);
     for (let s = 0; s < slices; s++) {
@@ -78,10 +83,12 @@ async function main(): Promise<void> {
     return { build: k === 0 ? `A ${a}` : `B ${b}`, service_cpu_ms_per_request: Math.round((s.cpu / s.n) * 1000) / 1000, p50: summary.p50, p95: summary.p95 };
   });
   const ratio = (x: number, y: number) => Math.round((x / y) * 1000) / 1000;
-  process.stdout.write(`context, ~${memories} memories, budget ${budget}${receipt ? ', emit_receipt' : ''}, concurrency 1, ${slices} slices of ${slice} per side\n`);
+  process.stdout.write(`context, ~${memories} memories, budget ${budget}, receipts: ${receipt}, concurrency 1, ${slices} slices of ${slice} per side\n`);
   for (const o of out) process.stdout.write(`${o.build}: service CPU ${o.service_cpu_ms_per_request} ms per request, p50 ${o.p50} p95 ${o.p95} ms\n`);
   const cpu = ratio(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request);
   process.stdout.write(`B ÷ A: service CPU per request ${cpu}, p50 ${ratio(out[1].p50, out[0].p50)}, p95 ${ratio(out[1].p95, out[0].p95)}\n`);
+  const minus = (x: number, y: number) => Math.round((x - y) * 100) / 100;
+  process.stdout.write(`B − A: service CPU per request ${minus(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request)} ms, p50 ${minus(out[1].p50, out[0].p50)} ms, p95 ${minus(out[1].p95, out[0].p95)} ms\n`);
   process.stdout.write(`${JSON.stringify({ memories, budget, receipt, slices, slice, out, cpu_ratio: cpu })}\n`);
 }
 

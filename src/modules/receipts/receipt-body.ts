@@ -1,10 +1,11 @@
 import canonicalize from 'canonicalize';
 import type { PolicyDenial, PolicyMode, SkippedRule } from 'src/modules/policy/policy-bundle';
+import { LruCache } from 'src/common/lru-cache';
 import { sha256Hex } from './signing';
 
 /**
- * The receipt body (docs/governance.md section 1), built from what an assembly selected. Pure:
- * the service adds the id, the signature and the row.
+ * The receipt body (docs/governance.md section 1), built from what an assembly selected. Pure
+ * but for a cache of provenance hashes: the service adds the id, the signature and the row.
  */
 
 /** How `output.context_hash` is computed: SHA-256 over the UTF-8 bytes of the text as served. */
@@ -94,6 +95,28 @@ export function provenanceHash(content: string, sourceEpisodeIds: readonly strin
   return sha256Hex(canonicalize({ content, source_episode_ids: [...sourceEpisodeIds] })!);
 }
 
+interface KnownProvenance {
+  content: string;
+  ids: string;
+  hash: string;
+}
+
+/**
+ * Provenance hashes of recently receipted memories, by memory id. A receipt hashes every memory
+ * in its bundle, and the bundles of one subject hold mostly the same memories, so this spares
+ * canonicalising and hashing them again. An entry answers only while the memory's content and
+ * source ids are exactly those it was computed from, so it can never give another hash than
+ * provenanceHash would. Bounded by entries and by the characters of content held.
+ */
+const knownProvenance = new LruCache<string, KnownProvenance>(20_000, { max: 4_000_000, of: (_id, known) => known.content.length + known.ids.length });
+
+function memoryProvenanceHash(m: EntryMemory): string {
+  const ids = JSON.stringify(m.source_episode_ids ?? []);
+  const known = knownProvenance.get(m.id);
+  if (known !== undefined && known.content === m.content && known.ids === ids) return known.hash;
+  return knownProvenance.set(m.id, { content: m.content, ids, hash: provenanceHash(m.content, m.source_episode_ids ?? []) }).hash;
+}
+
 /**
  * Scores are rounded to 6 decimals: enough to order entries, and a number every JSON stack
  * (jsonb included) writes back the same way, so a stored body re-canonicalises to the same bytes.
@@ -114,7 +137,7 @@ export function memoryEntry(m: EntryMemory, rank: number, score: number | null |
     valid_to: m.valid_to === null ? null : m.valid_to.toISOString(),
     supersession_status: status,
     source_episode_ids: [...(m.source_episode_ids ?? [])],
-    provenance_hash: provenanceHash(m.content, m.source_episode_ids ?? []),
+    provenance_hash: memoryProvenanceHash(m),
     fact_key: m.attribute_key,
     // Only active memories reach a bundle; a superseded one lost to a newer statement.
     conflict_status: status === 'superseded' ? 'overridden' : 'none',

@@ -1,5 +1,4 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { monotonicFactory } from 'ulid';
 import { DataSource, EntityManager } from 'typeorm';
 import type { Ctx } from 'src/common/context/request-context';
 import type { AnyScope, TenantScope } from 'src/common/db/tenant-scope';
@@ -17,6 +16,7 @@ import { ListReceiptsQueryDto, ReceiptDto, ReceiptListDto, ReceiptVerdictDto } f
 import { contextOutput, ReceiptBody, ReceiptMode, ReceiptRequest, SelectedEntry } from './receipt-body';
 import { ReceiptsRepository } from './receipts.repository';
 import { sign, signCanonical, verify, Verdict } from './signing';
+import { nextReceiptId } from './receipt-ids';
 
 /**
  * One governed read (context, handoff, or a replay of either) from start to receipt: the
@@ -74,8 +74,6 @@ export interface DeletionReceipt {
 /** Bytes of receipt bodies one list page carries at most (each body holds its policy snapshot). */
 const LIST_MAX_BYTES = 4 * 1024 * 1024;
 
-/** Receipt ids: ULIDs, monotonic within this process so ids of one millisecond keep their order. */
-const nextUlid = monotonicFactory();
 
 @Injectable()
 export class ReceiptsService {
@@ -157,7 +155,7 @@ export class ReceiptsService {
   private buildBody(ctx: Ctx, gov: Governance, record: AssemblyRecord): ReceiptBody {
     const createdAt = new Date().toISOString();
     const body: ReceiptBody = {
-      receipt_id: nextUlid(),
+      receipt_id: nextReceiptId(),
       parent_receipt_id: gov.parentReceiptId,
       mode: gov.mode,
       query_id: gov.queryId,
