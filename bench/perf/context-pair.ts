@@ -20,7 +20,7 @@ import { resolve } from 'node:path';
 import { client } from '../common/http';
 import { arg, cpuMs, RunningService, startService } from '../common/service';
 import { summarise } from '../common/stats';
-import { episodesFor, TASKS } from './data';
+import { buildContextSubject, TASKS } from './data';
 
 async function main(): Promise<void> {
   const a = arg('a');
@@ -43,16 +43,7 @@ async function main(): Promise<void> {
     const apis = services.map((s) => client(s.base));
     for (const [k, api] of apis.entries()) {
       log(`building the subject on ${k === 0 ? 'A' : 'B'}`);
-      let compiled = 0;
-      let ingested = 0;
-      while (compiled < memories) {
-        const chunk = episodesFor(sid, ingested + 500, 99).slice(ingested);
-        for (let i = 0; i < chunk.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: chunk.slice(i, i + 100) });
-        ingested += chunk.length;
-        const res = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
-        compiled += res.memories_created;
-        if (res.memories_created === 0) break;
-      }
+      await buildContextSubject(api, sid, memories);
     }
     const next = [0, 0];
     const send = (k: number) => {

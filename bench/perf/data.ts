@@ -1,3 +1,4 @@
+import type { Client } from '../common/http';
 import { prng } from '../common/stats';
 
 /** Deterministic synthetic support conversations: names, plans, preferences, issues, sessions. */
@@ -62,3 +63,22 @@ export const TASKS = [
   'Customer cannot log in with SSO',
   'What plan is the customer on and how do they like to be contacted?',
 ];
+
+/**
+ * A subject for the context scenarios: the bench's episodes ingested 500 at a time (batches of
+ * 100) and compiled after each, until it holds at least `size` memories (or a compile adds none).
+ */
+export async function buildContextSubject(api: Client, subjectId: string, size: number): Promise<{ memories: number; episodes: number }> {
+  let memories = 0;
+  let episodes = 0;
+  while (memories < size) {
+    const chunk = episodesFor(subjectId, episodes + 500, 99).slice(episodes);
+    for (let i = 0; i < chunk.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: chunk.slice(i, i + 100) });
+    episodes += chunk.length;
+    const res = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: subjectId });
+    memories += res.memories_created;
+    if (res.memories_created === 0) break;
+  }
+  return { memories, episodes };
+}
+

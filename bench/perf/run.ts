@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { client, load } from '../common/http';
 import { arg, serviceUnderTest } from '../common/service';
 import { summarise, Summary } from '../common/stats';
-import { episodesFor, TASKS } from './data';
+import { buildContextSubject, episodesFor, TASKS } from './data';
 
 type Scale = 'small' | 'medium' | 'large';
 const SCALES: Record<Scale, { ingest: number; batches: number; contextN: number; sizes: number[]; searchN: number; asyncJobs: number }> = {
@@ -122,17 +122,8 @@ async function main(): Promise<void> {
     for (const size of only === 'timeline' ? [] : receiptsOnly ? [1000] : cfg.sizes) {
       const sid = `bench-ctx-${size}`;
       log(`building subject with ~${size} memories`);
-      let memories = 0;
-      let ingested = 0;
-      while (memories < size) {
-        const chunk = episodesFor(sid, ingested + 500, 99).slice(ingested);
-        for (let i = 0; i < chunk.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: chunk.slice(i, i + 100) });
-        ingested += chunk.length;
-        const res = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid });
-        memories += res.memories_created;
-        if (res.memories_created === 0) break;
-      }
-      rows.push({ scenario: `subject ${sid}: memories / episodes`, value: `${memories} / ${ingested}` });
+      const { memories, episodes } = await buildContextSubject(api, sid, size);
+      rows.push({ scenario: `subject ${sid}: memories / episodes`, value: `${memories} / ${episodes}` });
       for (const budget of receiptsOnly ? [] : [1000, 4000]) {
         for (const c of [1, 8]) {
           record(
