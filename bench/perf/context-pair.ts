@@ -1,8 +1,9 @@
 /**
  * Two builds' context cost side by side under the same load: `npm run build && node
  * dist/bench/perf/context-pair.js --a path/to/dist/src/main.js [--b path/to/dist/src/main.js]
- * [--memories 1000] [--budget 4000] [--slices 8] [--slice 60] [--receipt both|b] [--pg-admin-url URL]`.
- * PostgreSQL only.
+ * [--memories 1000] [--budget 4000] [--slices 8] [--slice 60] [--receipt both|b] [--engine pglite]
+ * [--pg-admin-url URL]`. PostgreSQL by default (each side on its own fresh database); `--engine
+ * pglite` gives each side its own embedded data directory.
  *
  * The counterpart of ingest-pair.js for POST /v1/context: on a shared machine, one build's run
  * after the other's compares the load more than the builds. Both services start at once, each
@@ -26,7 +27,9 @@ async function main(): Promise<void> {
   const a = arg('a');
   if (!a) throw new Error('--a path/to/dist/src/main.js is required');
   const b = arg('b', resolve(__dirname, '..', '..', 'src', 'main.js'))!;
-  const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+  const engine = arg('engine', 'postgres')!;
+  if (!['postgres', 'pglite'].includes(engine)) throw new Error('--engine is postgres or pglite');
+  const pgAdminUrl = engine === 'postgres' ? arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')! : undefined;
   const memories = Number(arg('memories', '1000'));
   const budget = Number(arg('budget', '4000'));
   const slices = Number(arg('slices', '8'));
@@ -74,13 +77,13 @@ async function main(): Promise<void> {
     return { build: k === 0 ? `A ${a}` : `B ${b}`, service_cpu_ms_per_request: Math.round((s.cpu / s.n) * 1000) / 1000, p50: summary.p50, p95: summary.p95 };
   });
   const ratio = (x: number, y: number) => Math.round((x / y) * 1000) / 1000;
-  process.stdout.write(`context, ~${memories} memories, budget ${budget}, receipts: ${receipt}, concurrency 1, ${slices} slices of ${slice} per side\n`);
+  process.stdout.write(`context on ${engine}, ~${memories} memories, budget ${budget}, receipts: ${receipt}, concurrency 1, ${slices} slices of ${slice} per side\n`);
   for (const o of out) process.stdout.write(`${o.build}: service CPU ${o.service_cpu_ms_per_request} ms per request, p50 ${o.p50} p95 ${o.p95} ms\n`);
   const cpu = ratio(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request);
   process.stdout.write(`B ÷ A: service CPU per request ${cpu}, p50 ${ratio(out[1].p50, out[0].p50)}, p95 ${ratio(out[1].p95, out[0].p95)}\n`);
   const minus = (x: number, y: number) => Math.round((x - y) * 100) / 100;
   process.stdout.write(`B − A: service CPU per request ${minus(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request)} ms, p50 ${minus(out[1].p50, out[0].p50)} ms, p95 ${minus(out[1].p95, out[0].p95)} ms\n`);
-  process.stdout.write(`${JSON.stringify({ memories, budget, receipt, slices, slice, out, cpu_ratio: cpu })}\n`);
+  process.stdout.write(`${JSON.stringify({ engine, memories, budget, receipt, slices, slice, out, cpu_ratio: cpu })}\n`);
 }
 
 main().catch((err) => {
