@@ -73,6 +73,24 @@ describe('POST /v1/context', () => {
   });
   afterAll(() => t.close());
 
+  it('answers each memory and episode exactly as the timeline does (metadata, payload and provenance parsed)', async () => {
+    await ingest(t, [
+      turn('wire', 'My name is Ines and I work at Globex.', { session_id: 'w1', metadata: { channel: 'chat' } }),
+      turn('wire', 'My wifi router is a Fritzbox 7590.', { session_id: 'w1', metadata: { channel: 'chat', tags: ['wifi'] }, provenance: { ticket: 'T-9', hops: [1, 2] } }),
+    ]);
+    await compile(t, 'wire');
+    await ingest(t, [turn('wire', 'The Fritzbox wifi dropped again tonight.', { session_id: 'w2', provenance: { ticket: 'T-10' } })]);
+    const b = (await request(t.http).post('/v1/context').send({ subject_id: 'wire', task: 'Which wifi router does Ines have at Globex?' }).expect(200)).body;
+    const timeline = (await request(t.http).get('/v1/timeline?subject_id=wire').expect(200)).body as { episodes: { id: string }[]; memories: { id: string }[] };
+    const byId = new Map([...timeline.episodes, ...timeline.memories].map((x) => [x.id, x]));
+    const items = [...b.facts, ...b.procedures, ...b.episodes] as { id: string }[];
+    expect(b.facts.length).toBeGreaterThan(0);
+    expect(b.episodes.length).toBeGreaterThan(0);
+    for (const item of items) expect(item).toEqual(byId.get(item.id));
+    expect(b.episodes).toContainEqual(expect.objectContaining({ provenance: { ticket: 'T-10' } }));
+    expect(b.facts.some((m: { metadata: unknown }) => typeof m.metadata === 'object' && m.metadata !== null && Object.keys(m.metadata).length > 0)).toBe(true);
+  });
+
   it('returns the bundle shape with provenance arrays matching the listed items', async () => {
     const b = await context(t, { subject_id: 'juno', task: 'Help Juno with the wifi router problem' });
     expect(Object.keys(b).sort()).toEqual(['assembled_context', 'episodes', 'facts', 'procedures', 'provenance', 'receipt_emitted', 'receipt_id', 'sessions', 'subject_id', 'task', 'token_estimate']);
