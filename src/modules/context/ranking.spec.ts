@@ -118,6 +118,20 @@ describe('scoreCandidates', () => {
     expect(byId.get('other')?.signals.relevance).toBe(0);
   });
 
+  it('matches the task’s words against the date an item is shown under, as a field of its own', () => {
+    const items = [
+      candidate('june', { text: 'Melanie: We went camping by the lake.', date_label: '2:01 pm on 27 June, 2023', session_id: 's1', created_at: day(1) }),
+      candidate('july', { text: 'Melanie: We went camping in the forest.', date_label: '9:12 am on 14 July, 2023', session_id: 's2', created_at: day(2) }),
+      candidate('fact', { label: 'profile_fact', text: 'Melanie: I love camping in June.' }),
+    ];
+    const byId = new Map(scoreCandidates('When did Melanie go camping in July?', items, { now: NOW }).map((c) => [c.id, c]));
+    expect(byId.get('july')?.signals.relevance).toBe(5);
+    expect(byId.get('june')?.signals.relevance).toBeLessThan(byId.get('july')!.signals.relevance);
+    // Without a date in the task the label changes nothing: both turns match alike.
+    const plain = new Map(scoreCandidates('Where did Melanie go camping?', items, { now: NOW }).map((c) => [c.id, c]));
+    expect(plain.get('june')?.signals.relevance).toBeCloseTo(plain.get('july')!.signals.relevance, 1);
+  });
+
   it('breaks ties by newer first, then by id, so identical input gives identical order', () => {
     const items = [
       candidate('b', { created_at: day(2) }),
