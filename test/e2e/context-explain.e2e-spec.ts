@@ -95,6 +95,25 @@ describe('POST /v1/context/explain', () => {
     expect(memories.some((c) => /renewal/i.test(c.text ?? '') && c.components!.relevance > 0)).toBe(true);
   });
 
+  it('matches a task that names a date against the date label each episode is shown under', async () => {
+    const dated = (content: string, date: string, session_id: string) => ({ ...turn('dana', content, session_id), payload: { messages: [{ role: 'Dana', content }], date } });
+    await request(t.http)
+      .post('/v1/episodes/batch')
+      .set('X-Tenant-ID', 'acme')
+      .send({ episodes: [dated('We went camping by the lake.', '2:01 pm on 27 June, 2023', 'd1'), dated('We went camping in the forest.', '9:12 am on 14 July, 2023', 'd2')] })
+      .expect(201);
+    const relevance = async (task: string): Promise<Record<string, number>> => {
+      const x = (await explain({ subject_id: 'dana', task, max_tokens: 400 }).expect(200)).body as Explanation;
+      const episodes = x.candidates.filter((c) => c.source === 'episode');
+      return Object.fromEntries(episodes.map((c) => [/forest/.test(c.text ?? '') ? 'july' : 'june', c.components!.relevance]));
+    };
+    const named = await relevance('When did Dana go camping in July?');
+    expect(named.july).toBe(5);
+    expect(named.june).toBeLessThan(named.july);
+    const plain = await relevance('When did Dana go camping?');
+    expect(plain.june).toBeCloseTo(plain.july, 5);
+  });
+
   it('names why an item was left out: policy denial (without its text), duplicate, budget', async () => {
     const x = (await explain({ subject_id: 'kim', task: 'allergy penicillin name email renewal', max_tokens: 60 }).expect(200)).body as Explanation;
     const denied = x.candidates.find((c) => c.reason === 'policy_denied');
