@@ -6,6 +6,7 @@
  * for the budget; `selectCandidates` uses that room so that the +10 of a profile fact cannot
  * fill the bundle with facts unrelated to the task.
  */
+import { analyze } from 'src/common/text/terms';
 import {
   bm25Scores,
   CorpusStats,
@@ -94,15 +95,7 @@ export function scoreCandidates(
   opts: ScoreOptions,
 ): ScoredCandidate[] {
   const textScores = bm25Scores(task, candidates.map((c) => c.text), opts.stats);
-  // The date an item is shown under is part of what the bundle says about it, so a task that
-  // names when ("… on October 13, 2023?", "… camping in June?") matches it there: the client's
-  // date label is a second field, scored by BM25 over the candidates' labels (their own rarity:
-  // the year most share weighs little, a day weighs much) and added to the text's score at equal
-  // weight. Kept apart from the text so that a label's words neither lengthen a turn nor count
-  // among its words' frequencies. On LoCoMo (bench/README.md, round 4) evidence recall at 1,000
-  // tokens rose 76.9% -> 78.6% offline, no conversation down; no SQL branch: fetching a named
-  // date's episodes as well recalled less.
-  const dateScores = bm25Scores(task, candidates.map((c) => c.date_label ?? ''));
+  const dateScores = dateLabelScores(task, candidates);
   const ownScores = textScores.map((score, i) => score + dateScores[i]);
   const lexical = withConversationContext(candidates, ownScores);
   const bestLexical = lexical.reduce((best, x) => Math.max(best, x), 0);
@@ -123,6 +116,36 @@ export function scoreCandidates(
     };
   });
   return scored.sort(compareScored);
+}
+
+/**
+ * The date an item is shown under is part of what the bundle says about it, so a task that names
+ * when ("… on October 13, 2023?", "… camping in June?") matches it there: the client's date label
+ * is a second field, scored by BM25 over the candidates' labels (their own rarity: the year most
+ * share weighs little, a day weighs much) and added to the text's score at equal weight. Kept
+ * apart from the text so that a label's words neither lengthen a turn nor count among its words'
+ * frequencies. On LoCoMo (bench/README.md, round 4) evidence recall at 1,000 tokens rose
+ * 76.9% -> 78.6% offline, no conversation down; no SQL branch: fetching a named date's episodes
+ * as well recalled less. A session's items share one label, so each distinct label is scored once.
+ */
+function dateLabelScores(task: string, candidates: readonly ContextCandidate[]): number[] {
+  const labels = candidates.map((c) => c.date_label ?? '');
+  const counts = new Map<string, number>();
+  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
+  if (counts.size === 1 && counts.has('')) return labels.map(() => 0);
+  const distinct = [...counts.keys()];
+  const df = new Map<string, number>();
+  let totalLength = 0;
+  for (const label of distinct) {
+    const terms = analyze(label);
+    const n = counts.get(label)!;
+    totalLength += n * terms.length;
+    for (const term of new Set(terms)) df.set(term, (df.get(term) ?? 0) + n);
+  }
+  const stats: CorpusStats = { docCount: labels.length, avgDocLength: totalLength / labels.length, df: (term) => df.get(term) ?? 0 };
+  const scores = bm25Scores(task, distinct, stats);
+  const byLabel = new Map(distinct.map((label, i) => [label, scores[i]]));
+  return labels.map((label) => byLabel.get(label)!);
 }
 
 /**
