@@ -21,6 +21,7 @@ import { ReceiptCopies1700000000019 } from '../../migrations/0019_receipt_copies
 import { ReceiptBodyText1700000000020 } from '../../migrations/0020_receipt_body_text';
 import { TypeormSchema1700000000021 } from '../../migrations/0021_typeorm_schema';
 import { HealthHistory1700000000022 } from '../../migrations/0022_health_history';
+import { ReceiptBodyLz41700000000023 } from '../../migrations/0023_receipt_body_lz4';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -50,9 +51,10 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   ReceiptBodyText1700000000020,
   TypeormSchema1700000000021,
   HealthHistory1700000000022,
+  ReceiptBodyLz41700000000023,
 ];
 
-export const EXPECTED_HEAD = '0022_health_history';
+export const EXPECTED_HEAD = '0023_receipt_body_lz4';
 /**
  * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1): every
  * health recomputation appends to health_history, which 0022 creates. (0018 only adds row-level

@@ -1,4 +1,4 @@
-import { upgrade } from 'src/db/migration-runner';
+import { downgrade, upgrade } from 'src/db/migration-runner';
 import { episodeEntry, memoryEntry, ReceiptBody } from 'src/modules/receipts/receipt-body';
 import { sign, verify } from 'src/modules/receipts/signing';
 import { useScratchDb } from '../support/scratch-db';
@@ -64,7 +64,45 @@ describe('migration 0020: receipt bodies as text', () => {
     // A changed value still fails, so the check above is not vacuous.
     expect(verify({ ...stored, task: 'other' }, KEYS).reason).toBe('signature_mismatch');
     await expect(scratch.ds.query(`UPDATE receipts SET body = '{}' WHERE id = $1`, [body.receipt_id])).rejects.toThrow(/immutable/);
-    const [{ storage }] = await scratch.ds.query(`SELECT attstorage AS storage FROM pg_attribute WHERE attrelid = 'receipts'::regclass AND attname = 'body'`);
-    expect(storage).toBe('e');
+  });
+});
+
+const POSTGRES = (process.env.TEST_ENGINE ?? 'pglite') === 'postgres';
+const bodyColumn = async (ds: { query(sql: string): Promise<{ storage: string; compression: string }[]> }) =>
+  (await ds.query(`SELECT attstorage AS storage, attcompression::text AS compression FROM pg_attribute WHERE attrelid = 'receipts'::regclass AND attname = 'body'`))[0];
+
+describe('migration 0023: receipt bodies compressed with lz4 where the server has it', () => {
+  const scratch = useScratchDb();
+
+  it('compresses bodies written after it on PostgreSQL (uncompressed on the embedded engine), reads both alike, and goes back to 0020 storage on downgrade', async () => {
+    await upgrade(scratch.ds, '0022_health_history');
+    expect(await bodyColumn(scratch.ds)).toEqual({ storage: 'e', compression: '' });
+    const before = signedBody('01JDZ00000000000000000000B');
+    const insert = (body: ReceiptBody) =>
+      scratch.ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body, created_at) VALUES ($1, 'acme', 'ada', 'retrieval', $2, $3)`, [
+        body.receipt_id,
+        // Repeated entries: a body the size of a real bundle's, large enough to be compressed.
+        JSON.stringify({ ...body, selected_entries: Array.from({ length: 80 }, () => body.selected_entries).flat() }),
+        body.created_at,
+      ]);
+    await insert(before);
+    await upgrade(scratch.ds, 'head');
+    const after = signedBody('01JDZ00000000000000000000C');
+    await insert(after);
+
+    expect(await bodyColumn(scratch.ds)).toEqual(POSTGRES ? { storage: 'x', compression: 'l' } : { storage: 'e', compression: '' });
+    const rows: { id: string; body: string; method: string | null }[] = await scratch.ds.query(
+      `SELECT id, body, pg_column_compression(body) AS method FROM receipts ORDER BY id`,
+    );
+    expect(rows.map((r) => r.method)).toEqual([null, POSTGRES ? 'lz4' : null]);
+    for (const [row, body] of [[rows[0], before], [rows[1], after]] as const) {
+      const stored = JSON.parse(row.body) as ReceiptBody;
+      expect(stored.receipt_id).toBe(body.receipt_id);
+      expect(stored.selected_entries).toHaveLength(160);
+    }
+
+    await downgrade(scratch.ds, '0022_health_history');
+    expect(await bodyColumn(scratch.ds)).toEqual({ storage: 'e', compression: '' });
+    expect((await scratch.ds.query(`SELECT count(*)::int AS n FROM receipts`))[0].n).toBe(2);
   });
 });
