@@ -18,14 +18,32 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
   // `other`: a health recomputation in another process.
   const pg = useAppWithSecondSession();
 
-  /** Sessions of this database other than the recomputation's that wait for a row lock, with their statement. */
-  const lockWaits = async () =>
+  /**
+   * Sessions waiting for the recomputation's transaction (a row it locked), with their statement:
+   * asked of pg_locks by the transaction id, so a session seen for an instant in some other lock
+   * wait on a loaded machine is not taken for the deletion.
+   */
+  const waitsOnOther = async (xid: string) =>
     (
       await pg.other.query(
-        `SELECT query FROM pg_stat_activity
-         WHERE datname = current_database() AND pid <> pg_backend_pid() AND wait_event_type = 'Lock'`,
+        `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+         WHERE NOT l.granted AND l.locktype = 'transactionid' AND l.transactionid::text = $1`,
+        [xid],
       )
     ).rows as { query: string }[];
+
+  /** Every other session of this database and what it waits for: printed if the deletion never waits at the mark. */
+  const sessions = async () =>
+    JSON.stringify(
+      (
+        await pg.other.query(
+          `SELECT a.pid, a.state, a.wait_event_type, a.wait_event, left(a.query, 160) AS query,
+                  (SELECT json_agg(json_build_object('locktype', l.locktype, 'mode', l.mode, 'relation', l.relation::regclass::text, 'granted', l.granted))
+                     FROM pg_locks l WHERE l.pid = a.pid AND l.locktype <> 'virtualxid') AS locks
+           FROM pg_stat_activity a WHERE a.datname = current_database() AND a.pid <> pg_backend_pid()`,
+        )
+      ).rows,
+    );
 
   it('lets both finish: the deletion waits for the recomputation, which takes the cache row and commits', async () => {
     await request(pg.app.http)
@@ -46,13 +64,19 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
 
       const deletion = request(pg.app.http).delete(`/v1/subjects/${encodeURIComponent(SUBJECT)}`).then((res) => res);
       // The deletion reaches the mark and waits there, holding neither the cache row nor the history.
-      // Only a wait at the marks counts: on a loaded machine another of the app's sessions can be
-      // seen in a lock wait for an instant (pg_stat_activity reads a session's statement and its
-      // wait state separately), which is not the deletion.
-      await until('the deletion to wait for the refresh mark', async () => {
-        const found = (await lockWaits()).filter((w) => w.query.includes('health_refresh_marks'));
-        return found.length > 0 ? found : undefined;
+      const xid = String((await pg.other.query(`SELECT pg_current_xact_id()::text AS xid`)).rows[0].xid);
+      // A generous wait: this file can be the first of a cold run on a loaded machine.
+      const waiting = await until(
+        'the deletion to wait for the refresh mark',
+        async () => {
+          const found = await waitsOnOther(xid);
+          return found.length > 0 ? found : undefined;
+        },
+        40_000,
+      ).catch(async (err: Error) => {
+        throw new Error(`${err.message}; sessions: ${await sessions()}`);
       });
+      expect(waiting.map((w) => w.query).join('\n')).toContain('health_refresh_marks');
 
       // Next steps of the recomputation: the cache row (free, so no cycle), its update and a history point.
       const cached = await pg.other.query(`SELECT state, score FROM health_cache WHERE tenant_id IS NULL AND subject_id = $1 FOR UPDATE`, [SUBJECT]);

@@ -39,9 +39,9 @@ export function useAppWithSecondSession(): SecondSessionHandle {
   };
 }
 
-/** What `probe` finds, asked every 50 ms for up to 10 s (then an error naming `what`). */
-export async function until<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 200; i++) {
+/** What `probe` finds, asked every 50 ms for up to `timeoutMs` (then an error naming `what`). */
+export async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
+  for (let i = 0; i < timeoutMs / 50; i++) {
     const found = await probe();
     if (found !== undefined) return found;
     await new Promise((r) => setTimeout(r, 50));
