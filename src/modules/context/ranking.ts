@@ -9,6 +9,7 @@
 import { analyze } from 'src/common/text/terms';
 import {
   bm25Scores,
+  computeCorpusStats,
   CorpusStats,
   semanticRelevance,
   TEXT_RELEVANCE_MAX,
@@ -130,19 +131,10 @@ export function scoreCandidates(
  */
 function dateLabelScores(task: string, candidates: readonly ContextCandidate[]): number[] {
   const labels = candidates.map((c) => c.date_label ?? '');
-  const counts = new Map<string, number>();
-  for (const label of labels) counts.set(label, (counts.get(label) ?? 0) + 1);
-  if (counts.size === 1 && counts.has('')) return labels.map(() => 0);
-  const distinct = [...counts.keys()];
-  const df = new Map<string, number>();
-  let totalLength = 0;
-  for (const label of distinct) {
-    const terms = analyze(label);
-    const n = counts.get(label)!;
-    totalLength += n * terms.length;
-    for (const term of new Set(terms)) df.set(term, (df.get(term) ?? 0) + n);
-  }
-  const stats: CorpusStats = { docCount: labels.length, avgDocLength: totalLength / labels.length, df: (term) => df.get(term) ?? 0 };
+  if (labels.every((label) => label === '')) return labels.map(() => 0);
+  // Statistics over every candidate's label (analyze() answers a repeated label from its cache).
+  const stats = computeCorpusStats(labels.map(analyze));
+  const distinct = [...new Set(labels)];
   const scores = bm25Scores(task, distinct, stats);
   const byLabel = new Map(distinct.map((label, i) => [label, scores[i]]));
   return labels.map((label) => byLabel.get(label)!);
