@@ -8,6 +8,7 @@ import { ClauseCues, CueCheck, FactMatch, FactRule, clauseCues, cueCheck } from 
 import { orgName, emailIn, phoneIn, planName, properName } from './fact-values';
 import { AGENT_RULES, PROFILE_RULES } from './profile-rules';
 import { PERSONAL_RULES } from './personal-rules';
+import { REQUIREMENT_RULES } from './requirement-rules';
 import { displayName } from './compiler-text';
 
 export type { FactMatch } from './fact-rule';
@@ -49,7 +50,7 @@ class RuleIndex {
   }
 }
 
-const SUBJECT_RULES = new RuleIndex([...PROFILE_RULES, ...PERSONAL_RULES]);
+const SUBJECT_RULES = new RuleIndex([...PROFILE_RULES, ...REQUIREMENT_RULES, ...PERSONAL_RULES]);
 const CONFIRMATION_RULES = new RuleIndex(AGENT_RULES);
 
 /** A rule firing more often than this in one clause is matching noise. */
