@@ -17,7 +17,7 @@ import { ContextExplanationDto } from './dto/context-explain.dto';
 import { explainAssembly } from './explain';
 import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
-import { ContextCandidate, ContextLabel } from './ranking';
+import { ContextCandidate, ContextLabel, recordedAt } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { parseAsOf } from 'src/common/db/as-of';
 
@@ -223,7 +223,8 @@ type BundleWithoutReceipt = Omit<ContextBundleDto, keyof EmittedReceipt>;
 
 /**
  * A memory is placed in time by valid_from (when it became true: the source episode's time),
- * not by when a compile happened to run; a summary belongs to its episode's session.
+ * not by when a compile happened to run, or by its source episode's client date when that is
+ * an ISO date (ranking.ts, `timeOf`); a summary belongs to its episode's session.
  */
 function memoryCandidate(m: MemoryCandidateRow, similarity: number | null): ContextCandidate {
   return {
@@ -236,6 +237,7 @@ function memoryCandidate(m: MemoryCandidateRow, similarity: number | null): Cont
     source_episode_ids: m.source_episode_ids ?? [],
     seq: m.episode_seq === null ? undefined : Number(m.episode_seq),
     date_label: m.kind === 'episode_summary' ? m.episode_date : null,
+    recorded_at: recordedAt(m.episode_date),
     semantic_similarity: similarity,
   };
 }
@@ -252,5 +254,6 @@ function episodeCandidate(e: EpisodeCandidateRow): ContextCandidate {
     source_episode_ids: [e.id],
     seq: Number(e.seq),
     date_label: typeof date === 'string' ? date : null,
+    recorded_at: recordedAt(typeof date === 'string' ? date : null),
   };
 }

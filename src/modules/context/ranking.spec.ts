@@ -1,4 +1,4 @@
-import { ContextCandidate, dropDuplicates, KIND_PRIORITY, scoreCandidates, selectCandidates } from './ranking';
+import { ContextCandidate, dropDuplicates, KIND_PRIORITY, recordedAt, scoreCandidates, selectCandidates } from './ranking';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
 const day = (n: number): Date => new Date(Date.UTC(2025, 4, n, 9, 0));
@@ -15,6 +15,52 @@ function candidate(id: string, overrides: Partial<ContextCandidate> = {}): Conte
     ...overrides,
   };
 }
+
+describe('recordedAt', () => {
+  it.each([
+    ['2026-01-14', '2026-01-14T00:00:00.000Z'],
+    ['2026-01-14T09:30', '2026-01-14T09:30:00.000Z'],
+    ['2026-01-14T09:30:15Z', '2026-01-14T09:30:15.000Z'],
+    ['2026-01-14 09:30:15.250+02:00', '2026-01-14T07:30:15.250Z'],
+    ['2026-01-14T09:30:15+0530', '2026-01-14T04:00:15.000Z'],
+  ])('places the ISO date %s in time', (label, iso) => {
+    expect(recordedAt(label)?.toISOString()).toBe(iso);
+  });
+
+  it.each(['1:56 pm on 8 May, 2023', 'yesterday', 'May 8', '2026-02-30', '2026-13-01', '14/01/2026', '', null, undefined])(
+    'leaves the free-text or impossible label %p unplaced',
+    (label) => {
+      expect(recordedAt(label)).toBeNull();
+    },
+  );
+});
+
+describe('scoreCandidates: recency from the client date', () => {
+  const batch = new Date('2026-11-01T12:00:00Z');
+  const at = (id: string, date: string | null, seq: number): ContextCandidate =>
+    candidate(id, { created_at: batch, seq, date_label: date, recorded_at: recordedAt(date) });
+
+  it('spreads one batch over the dates the client gave, oldest 0 and newest 5', () => {
+    const ranked = scoreCandidates('unrelated', [at('a', '2026-01-05', 1), at('b', '2026-01-08', 2), at('c', '2026-01-14', 3)], { now: NOW });
+    const recency = new Map(ranked.map((c) => [c.id, c.signals.recency]));
+    expect(recency.get('a')).toBe(0);
+    expect(recency.get('b')).toBeCloseTo(5 / 3);
+    expect(recency.get('c')).toBe(5);
+    expect(ranked[0].id).toBe('c');
+  });
+
+  it('keeps created_at for labels that are not dates, so one batch stays all newest', () => {
+    const ranked = scoreCandidates('unrelated', [at('a', '1:56 pm on 8 May, 2023', 1), at('b', '2:10 pm on 9 May, 2023', 2)], { now: NOW });
+    expect(ranked.map((c) => c.signals.recency)).toEqual([5, 5]);
+  });
+
+  it('places a memory by its source episode date, beside episodes placed by theirs', () => {
+    const fact = candidate('f', { label: 'profile_fact', text: 'We need Slack alerts.', created_at: batch, recorded_at: recordedAt('2026-01-05') });
+    const ranked = scoreCandidates('unrelated', [fact, at('e', '2026-01-14', 9)], { now: NOW });
+    expect(ranked.find((c) => c.id === 'f')?.signals.recency).toBe(0);
+    expect(ranked.find((c) => c.id === 'e')?.signals.recency).toBe(5);
+  });
+});
 
 describe('scoreCandidates', () => {
   it('sums the four signals within their contract ranges', () => {

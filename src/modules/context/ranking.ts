@@ -38,6 +38,12 @@ export interface ContextCandidate {
    * rendered instead of `created_at` (packing.ts) and matched against the task's words.
    */
   date_label?: string | null;
+  /**
+   * The same client date, for any item, when it is a machine-readable date (`recordedAt`): the
+   * item's own `payload.date`, or its first source episode's for a memory. Recency and the
+   * newer-first tie-break place the item by it instead of `created_at` (see `timeOf`).
+   */
+  recorded_at?: Date | null;
   /** Cosine similarity in [-1, 1] between task and item embeddings, when embeddings are on. */
   semantic_similarity?: number | null;
 }
@@ -76,6 +82,38 @@ export interface ScoreOptions {
   stats?: CorpusStats;
 }
 
+/** An ISO-8601 date, optionally with a time and zone: `2026-01-14`, `2026-01-14T09:30:00Z`. */
+const ISO_DATE = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * When a client's date label says the interaction happened, if it is an ISO-8601 date or
+ * date-time (a date alone is its day's start, a time without zone is UTC); null for anything
+ * else. Free text ("1:56 pm on 8 May, 2023", "yesterday") is shown and matched as it is but
+ * not placed in time: guessing at it would misplace items.
+ */
+export function recordedAt(label: string | null | undefined): Date | null {
+  const m = typeof label === 'string' ? ISO_DATE.exec(label.trim()) : null;
+  if (m === null) return null;
+  const [, day, time, zone] = m;
+  // A day that does not exist (2026-02-30) would roll over into the next month.
+  const start = new Date(`${day}T00:00:00Z`);
+  if (Number.isNaN(start.getTime()) || start.toISOString().slice(0, 10) !== day) return null;
+  if (time === undefined) return start;
+  const offset = zone === undefined ? 'Z' : zone.length === 5 ? `${zone.slice(0, 3)}:${zone.slice(3)}` : zone;
+  const at = new Date(`${day}T${time}${offset}`);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+/**
+ * Where an item sits in time for recency: when the client says it happened (`recorded_at`),
+ * else when the service stored it. The bundle shows an episode under its client date
+ * (packing.ts), so ranking places it by the same date: a history imported or sent in one batch
+ * shares one `created_at`, and only the client's dates tell its last message from its first.
+ */
+export function timeOf(c: ContextCandidate): number {
+  return (c.recorded_at ?? c.created_at).getTime();
+}
+
 /**
  * Score desc, then newer first, then text, then id: identical input always gives identical order,
  * and items differing only in their random ids keep one order across stores.
@@ -83,7 +121,7 @@ export interface ScoreOptions {
 export function compareScored(a: ScoredCandidate, b: ScoredCandidate): number {
   return (
     b.score - a.score ||
-    b.created_at.getTime() - a.created_at.getTime() ||
+    timeOf(b) - timeOf(a) ||
     (b.seq ?? 0) - (a.seq ?? 0) ||
     (a.text < b.text ? -1 : a.text > b.text ? 1 : 0) ||
     (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
@@ -141,8 +179,9 @@ function dateLabelScores(task: string, candidates: readonly ContextCandidate[]):
 }
 
 /**
- * Recency on 0–5, linear in time from the oldest candidate (0) to the newest (5); when all share
- * one instant, all are newest. With a requested session that has items, those items are the
+ * Recency on 0–5, linear in time (`timeOf`: the client's ISO date when it gave one, else
+ * `created_at`) from the oldest candidate (0) to the newest (5); when all share one instant, all
+ * are newest. With a requested session that has items, those items are the
  * conversation happening now: they get 5, and every other item is placed linearly on 0–4, so a
  * session item outranks any otherwise equal item from elsewhere (compat.md: "items of that
  * session rank higher") without leaving the contract's range.
@@ -155,13 +194,13 @@ function recencySignals(candidates: readonly ContextCandidate[], sessionId: stri
   let newest = -Infinity;
   candidates.forEach((c, i) => {
     if (inSession[i]) return;
-    oldest = Math.min(oldest, c.created_at.getTime());
-    newest = Math.max(newest, c.created_at.getTime());
+    oldest = Math.min(oldest, timeOf(c));
+    newest = Math.max(newest, timeOf(c));
   });
   const span = newest - oldest;
   return candidates.map((c, i) => {
     if (inSession[i]) return RECENCY_MAX;
-    return span > 0 ? (top * (c.created_at.getTime() - oldest)) / span : top;
+    return span > 0 ? (top * (timeOf(c) - oldest)) / span : top;
   });
 }
 
