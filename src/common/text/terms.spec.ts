@@ -31,6 +31,11 @@ describe('splitWords and isStopWord', () => {
     for (const w of ['won', 'pottery', '42']) expect(isStopWord(w)).toBe(false);
   });
 
+  it('skips the verbs of replying, which say that someone spoke but not about what', () => {
+    expect(analyze("Draft a friendly reply to this customer's latest message")).toEqual(['draft', 'friend', 'custom', 'latest', 'messag']);
+    expect(analyze('Our accounts team will reply by email and responded yesterday')).toEqual(['account', 'team', 'email', 'yesterday']);
+  });
+
   it('keeps a number of one digit: "visit 7" is told apart from "visit 8" by it', () => {
     expect(isStopWord('7')).toBe(false);
     expect(analyze('Which voucher came with visit 7?')).toEqual(['voucher', 'came', 'visit', '7']);

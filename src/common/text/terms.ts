@@ -40,13 +40,18 @@ export const POSTGRES_ENGLISH_STOP_WORDS: ReadonlySet<string> = new Set(
  * - chat filler, frequent in transcripts and topic-free (yeah, okay, thanks, really, lot, thing…);
  * - contraction fragments: PostgreSQL splits "didn't" into "didn" and "t" and its list has only
  *   "don" and "t", so the other negations and "'ve", "'re", "'ll" would count as words;
- * - contractions typed without an apostrophe (dont, im, ive, thats, whats, lets).
+ * - contractions typed without an apostrophe (dont, im, ive, thats, whats, lets);
+ * - the verbs of replying, like "say" above: in a store of conversations every turn is a reply,
+ *   so they tell that someone spoke, not what about, while support tasks name their deliverable
+ *   with them ("Draft a reply to …", "Respond to …"); as task words they matched agent
+ *   boilerplate ("our team will reply by email") over the customer's matter (bench/README.md,
+ *   "Context quality 2.0: support set"). Their nouns of topic ("response time") stay words.
  */
 const RETRIEVAL_EXTRA_STOP_WORDS = (
   'could else etc ever get got let like much must ought really say said shall upon us whose would ' +
   'yeah yes hey hi hello oh ok okay wow thanks thank also well one lot lots thing things way ' +
   'didn doesn isn aren wasn weren hasn haven hadn couldn wouldn shouldn mustn ve re ll ' +
-  'dont im ive thats whats lets'
+  'dont im ive thats whats lets reply replies replied replying respond responds responded responding'
 ).split(' ');
 
 /** Stop words of retrieval and ranking: PostgreSQL's and the extras above. */
