@@ -17,7 +17,7 @@ import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { StubEmbeddingProvider } from 'src/modules/models/embedding-provider';
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
-import { ContextCandidate, ContextLabel } from 'src/modules/context/ranking';
+import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
 import { arg, DEFAULT_LOCOMO_PATH } from '../common/service';
 import {
   answerTokenRecall,
@@ -82,6 +82,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
         source_episode_ids: d.source_episode_ids,
         seq: source?.seq,
         date_label: d.kind === 'episode_summary' && source ? source.turn.date : null,
+        recorded_at: source ? recordedAt(source.turn.date) : null,
       };
     });
   const raw: ContextCandidate[] = episodes.map((e, i) => ({
@@ -94,6 +95,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
     source_episode_ids: [e.id],
     seq: i,
     date_label: conv.turns[i].date,
+    recorded_at: recordedAt(conv.turns[i].date),
   }));
   return { candidates: [...memories, ...raw], memoryText: new Map(memories.map((m) => [m.id, m.text])) };
 }

@@ -9,7 +9,7 @@
  */
 import type { Client } from '../common/http';
 
-interface Customer {
+export interface Customer {
   id: string;
   company: string;
   plan: string;
@@ -82,7 +82,7 @@ function turn(subject: string, session: string, role: Role, content: string, at:
 }
 
 /** Sessions in time order: onboarding, the resolved issue, billing, the open issue. */
-function conversation(c: Customer, subject: string): Record<string, unknown>[] {
+export function supportConversation(c: Customer, subject: string): Record<string, unknown>[] {
   const day = (n: number) => new Date(Date.UTC(2026, 0, 5 + n));
   const out: Record<string, unknown>[] = [];
   const add = (session: string, n: number, lines: [Role, string][]) => lines.forEach(([role, text]) => out.push(turn(subject, session, role, text, day(n))));
@@ -114,7 +114,7 @@ function conversation(c: Customer, subject: string): Record<string, unknown>[] {
 }
 
 /** Agent-style tasks; none repeats the words of the preference it needs. */
-function tasks(c: Customer, subject: string): SupportTask[] {
+export function supportTasks(c: Customer, subject: string): SupportTask[] {
   return [
     { kind: 'integration', subjectId: subject, task: 'Suggest an integration approach for this customer', expected: [c.integration, c.notification] },
     { kind: 'reply', subjectId: subject, task: "Draft a friendly reply to this customer's latest message", expected: [c.integration, c.notification, c.open.ticket] },
@@ -128,11 +128,11 @@ export async function loadSupportSet(api: Client, run: string): Promise<SupportT
   const out: SupportTask[] = [];
   for (const c of supportCustomers()) {
     const subject = `${c.id}/${run}`;
-    await api.call('POST', '/v1/episodes/batch', { episodes: conversation(c, subject) });
+    await api.call('POST', '/v1/episodes/batch', { episodes: supportConversation(c, subject) });
     await api.call('POST', '/v1/resolutions', { subject_id: subject, session_id: 'resolved-issue', status: 'resolved', resolution_summary: c.resolved.fix });
     await api.call('POST', '/v1/resolutions', { subject_id: subject, session_id: 'open-issue', status: 'open' });
     await api.call('POST', '/v1/memories/compile', { subject_id: subject });
-    out.push(...tasks(c, subject));
+    out.push(...supportTasks(c, subject));
   }
   return out;
 }

@@ -144,6 +144,58 @@ describe('POST /v1/context brings a support agent the customer’s preferences a
   });
 });
 
+describe('A customer history sent in one batch with the client’s dates', () => {
+  let t: TestApp;
+  const subject = 'cust-larkspur';
+  let memories: { kind: string; content: string; metadata: { attribute?: string; value?: string } }[];
+  const on = (date: string, session: string, role: Role, content: string) => {
+    const item = say(subject, session, role, content);
+    return { ...item, payload: { ...item.payload, date } };
+  };
+  beforeAll(async () => {
+    t = await createTestApp();
+    const billing: Record<string, unknown>[] = [];
+    for (const line of ['Can the renewal quote list each region separately?', 'Please add our cost centre code to the next invoice.', 'Is the education discount still available?']) {
+      billing.push(on('2025-03-12', 'billing', 'user', line));
+      billing.push(on('2025-03-12', 'billing', 'assistant', `Our finance desk will reply by email shortly: ${line.toLowerCase()}`));
+    }
+    // One batch, so every episode shares one created_at: only the client's dates order it.
+    await ingest(t, [
+      on('2025-03-03', 'kickoff', 'user', 'We run the warehouse systems at Larkspur Freight.'),
+      on('2025-03-03', 'kickoff', 'user', 'Our platform team is going to integrate using the Kotlin client library.'),
+      on('2025-03-03', 'kickoff', 'user', 'We would like a weekly email digest of failed syncs.'),
+      on('2025-03-03', 'kickoff', 'assistant', 'Great, I will pass that on to your account manager.'),
+      ...billing,
+      on('2025-03-20', 'outage', 'user', 'Since the upgrade, label printing times out for every depot.'),
+      on('2025-03-20', 'outage', 'assistant', 'I am sorry. I have raised this with engineering as LAB-8812 and will update you today.'),
+    ]);
+    const res = await request(t.http).post('/v1/memories/compile').send({ subject_id: subject }).expect(200);
+    memories = res.body.memories;
+  });
+  afterAll(() => t.close());
+
+  it('compiles the stated integration and notification preferences into profile facts', async () => {
+    const facts = memories.filter((m) => m.kind === 'profile_fact').map((m) => `${m.metadata.attribute} = ${m.metadata.value}`);
+    expect(facts).toEqual(expect.arrayContaining(['integration = Kotlin client library', 'notification = weekly email digest']));
+    expect(facts.some((f) => /reply|finance desk/i.test(f))).toBe(false);
+  });
+
+  it('places items in time by the client’s ISO dates: the latest message is the most recent', async () => {
+    const res = await request(t.http).post('/v1/context/explain').send({ subject_id: subject, task: 'label printing', max_tokens: 4000 }).expect(200);
+    const candidates = res.body.candidates as { kind: string; text: string; components: { recency: number } | null }[];
+    const recency = (fragment: string) => candidates.find((c) => c.kind === 'raw_episode' && c.text.includes(fragment))?.components?.recency;
+    expect(recency('LAB-8812')).toBe(5);
+    expect(recency('Larkspur Freight')).toBe(0);
+    expect(recency('education discount')).toBeGreaterThan(0);
+    expect(recency('education discount')).toBeLessThan(5);
+  });
+
+  it('brings the preferences and the open ticket to a reply task at 300 tokens', async () => {
+    const b = await context(t, { subject_id: subject, task: "Draft a friendly reply to this customer's latest message", max_tokens: 300 });
+    for (const expected of ['Kotlin client library', 'weekly email digest', 'LAB-8812']) expect(b.assembled_context).toContain(expected);
+  });
+});
+
 describe('POST /v1/context with every kind of item present', () => {
   let t: TestApp;
   beforeAll(async () => {
