@@ -15,12 +15,17 @@
  * which with `--b` the same build as `--a` measures what a receipt adds (B − A), each process
  * paying its own garbage collection (interleaving both kinds of request in one process, as
  * run.js does, lets one kind pay for collections the other's garbage caused). Run it twice with
- * A and B swapped; a change smaller than the two runs' disagreement is not measured.
+ * A and B swapped; a change smaller than the two runs' disagreement is not measured. Also prints
+ * the disk's flush latency (8 kB write + fdatasync beside the database's data) before and after
+ * the slices: a durable receipt waits for its commit's WAL flush, so that is the floor under what
+ * a receipt adds at p95 in this run.
  */
 import { resolve } from 'node:path';
 import { client } from '../common/http';
 import { arg, cpuMs, RunningService, startService } from '../common/service';
-import { summarise } from '../common/stats';
+import { tmpdir } from 'node:os';
+import { databaseDiskDir, flushLatency } from '../common/disk';
+import { summarise, Summary } from '../common/stats';
 import { buildContextSubject, TASKS } from './data';
 
 async function main(): Promise<void> {
@@ -41,6 +46,10 @@ async function main(): Promise<void> {
   const services: RunningService[] = [];
   const sides = [a, b].map(() => ({ cpu: 0, n: 0, samples: [] as number[], wallMs: 0 }));
   const sid = 'context-pair';
+  // The disk's flush latency before and after the slices: the floor under a durable receipt's
+  // commit in this run (PGlite's data directories are in the temporary folder).
+  const diskDir = pgAdminUrl ? await databaseDiskDir(pgAdminUrl) : tmpdir();
+  const flush: Summary[] = [];
   try {
     for (const main of [a, b]) services.push(await startService({ pgAdminUrl, main }));
     const apis = services.map((s) => client(s.base));
@@ -54,6 +63,7 @@ async function main(): Promise<void> {
       return apis[k].call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: budget, ...(asks(k) ? { emit_receipt: true } : {}) });
     };
     for (const k of [0, 1]) for (let i = 0; i < 60; i++) await send(k);
+    if (diskDir) flush.push(flushLatency(diskDir));
     for (let s = 0; s < slices; s++) {
       for (const k of s % 2 === 0 ? [0, 1] : [1, 0]) {
         const side = sides[k];
@@ -69,6 +79,7 @@ async function main(): Promise<void> {
         side.n += slice;
       }
     }
+    if (diskDir) flush.push(flushLatency(diskDir));
   } finally {
     for (const s of services) await s.stop();
   }
@@ -83,7 +94,13 @@ async function main(): Promise<void> {
   process.stdout.write(`B ÷ A: service CPU per request ${cpu}, p50 ${ratio(out[1].p50, out[0].p50)}, p95 ${ratio(out[1].p95, out[0].p95)}\n`);
   const minus = (x: number, y: number) => Math.round((x - y) * 100) / 100;
   process.stdout.write(`B − A: service CPU per request ${minus(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request)} ms, p50 ${minus(out[1].p50, out[0].p50)} ms, p95 ${minus(out[1].p95, out[0].p95)} ms\n`);
-  process.stdout.write(`${JSON.stringify({ engine, memories, budget, receipt, slices, slice, out, cpu_ratio: cpu })}\n`);
+  const disk = flush.map((f) => ({ p50: f.p50, p95: f.p95, p99: f.p99 }));
+  if (disk.length === 2) {
+    process.stdout.write(`disk flush (8 kB write + fdatasync beside the database's data): before p50 ${disk[0].p50} p95 ${disk[0].p95} ms, after p50 ${disk[1].p50} p95 ${disk[1].p95} ms\n`);
+  } else {
+    process.stdout.write('disk flush: not measured (the database is not on a disk this process can write beside)\n');
+  }
+  process.stdout.write(`${JSON.stringify({ engine, memories, budget, receipt, slices, slice, out, cpu_ratio: cpu, disk_flush_ms: disk })}\n`);
 }
 
 main().catch((err) => {
