@@ -256,6 +256,30 @@ describe('packContext timeline groups', () => {
     expect(result.included.map((c) => c.id)).toEqual(['x1', 'x2', 'y1']);
   });
 
+  it('orders the timeline by the client\'s ISO dates when they disagree with created_at', () => {
+    // An older history imported after a newer live episode: arrival order is the reverse of when
+    // the messages were written, and the headings show the written dates.
+    const result = pack({
+      ranked: [
+        item('live', 'raw_episode', 'user: the export fails again', { session_id: 's3', date_label: '2026-01-20', recorded_at: at('2026-01-20T00:00:00Z'), created_at: at('2026-01-20T09:00:00Z'), seq: 1 }),
+        item('old2', 'raw_episode', 'user: thanks, it works', { session_id: 's1', date_label: '2026-01-06T10:00:00Z', recorded_at: at('2026-01-06T10:00:00Z'), created_at: at('2026-01-21T08:00:00Z'), seq: 3 }),
+        item('old1', 'raw_episode', 'user: the export fails', { session_id: 's1', date_label: '2026-01-05T10:00:00Z', recorded_at: at('2026-01-05T10:00:00Z'), created_at: at('2026-01-21T08:00:00Z'), seq: 2 }),
+        item('plain', 'raw_episode', 'user: a message without a client date', { session_id: 's2', created_at: at('2026-01-10T12:00:00Z'), seq: 4 }),
+      ],
+    });
+    expect(result.included.map((c) => c.id)).toEqual(['old1', 'old2', 'plain', 'live']);
+  });
+
+  it('keeps created_at order for free-text date labels, which are not placed in time', () => {
+    const result = pack({
+      ranked: [
+        item('b', 'raw_episode', 'Mel: later', { session_id: '2', date_label: 'yesterday', created_at: at('2023-05-09T09:00:00Z') }),
+        item('a', 'raw_episode', 'Mel: earlier', { session_id: '1', date_label: 'tomorrow', created_at: at('2023-05-08T09:00:00Z') }),
+      ],
+    });
+    expect(result.included.map((c) => c.id)).toEqual(['a', 'b']);
+  });
+
   it('charges a group heading once, so that more lines fit than with a date on each', () => {
     const ranked = Array.from({ length: 60 }, (_, i) =>
       item(`t${i}`, 'raw_episode', `Caroline: a short remark number ${i}`, { session_id: '4', date_label: '1:56 pm on 8 May, 2023', created_at: at(`2023-05-08T13:${String(i).padStart(2, '0')}:00Z`) }),

@@ -4,7 +4,7 @@
  * `max_tokens` (compat.md), whatever the budget, task length or item sizes.
  */
 import { countTokens, truncateToTokens } from 'src/common/text/tokenizer';
-import { ContextCandidate, ContextLabel, ScoredCandidate } from './ranking';
+import { ContextCandidate, ContextLabel, ScoredCandidate, timeOf } from './ranking';
 
 export interface PackInput {
   /** Not rendered: the bundle's `subject_id` field carries it. */
@@ -148,9 +148,16 @@ function isTimeline(label: ContextLabel): boolean {
   return label === 'raw_episode' || label === 'episode_summary';
 }
 
+/**
+ * When an item happened as ranking's recency places it (`timeOf`: the client's ISO date when the
+ * episode has one, else `created_at`), so that the timeline reads in the order of the dates its
+ * headings show: an older history imported after newer episodes, or a batch sent out of order,
+ * would otherwise read in arrival order under jumping dates. Free-text dates are not placed in
+ * time (ranking.ts, `recordedAt`), so those items keep `created_at` order.
+ */
 function byTimeThenId(a: RenderedItem, b: RenderedItem): number {
   return (
-    a.item.created_at.getTime() - b.item.created_at.getTime() ||
+    timeOf(a.item) - timeOf(b.item) ||
     (a.item.seq ?? 0) - (b.item.seq ?? 0) ||
     (a.item.id < b.item.id ? -1 : a.item.id > b.item.id ? 1 : 0)
   );
