@@ -7,14 +7,18 @@
  * the bundle. Figures track the service's closely but not exactly; the service's are the ones
  * reported. `--by-conversation` prints each conversation's figures, for leave-one-out checks.
  *
+ * Ranking expands the task's words with the vendored word vectors, as the service does;
+ * `--compare-word-vectors` adds the same ranking without them ("no-vectors") to the same run.
+ *
  * Usage (after `npm run build`):
- *   node dist/bench/quality/offline-eval.js [--data path] [--budgets 500,1000,2000] [--by-conversation]
+ *   node dist/bench/quality/offline-eval.js [--data path] [--budgets 500,1000,2000] [--by-conversation] [--compare-word-vectors]
  */
 import { countTokens } from 'src/common/text/tokenizer';
 import { episodeText } from 'src/compiler/episode-text';
 import { compileHeuristic } from 'src/compiler/heuristic-compiler';
 import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { StubEmbeddingProvider } from 'src/modules/models/embedding-provider';
+import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
 import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
@@ -31,8 +35,7 @@ import {
   turnContent,
 } from './metrics';
 
-const SYSTEMS = ['bm25', 'ours'] as const;
-type System = (typeof SYSTEMS)[number];
+type System = 'bm25' | 'ours' | 'no-vectors';
 const DAY_MS = 24 * 3600 * 1000;
 const LABELS = new Set(['profile_fact', 'procedure', 'episode_summary']);
 
@@ -105,6 +108,10 @@ function main(): void {
   const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
   const byConversation = process.argv.includes('--by-conversation');
   const provider = new StubEmbeddingProvider(1536);
+  const vectors = wordVectors((err) => {
+    throw err;
+  });
+  const systems: System[] = process.argv.includes('--compare-word-vectors') ? ['bm25', 'no-vectors', 'ours'] : ['bm25', 'ours'];
   const evidence = new Tally();
   const answers = new Tally();
   let overBudget = 0;
@@ -127,22 +134,23 @@ function main(): void {
       const scored = candidates.map((c) => (c.label === 'raw_episode' || similarity === null ? c : { ...c, semantic_similarity: similarity(c.text) }));
       const order = bm25Order(q.question, contents);
       for (const budget of budgets) {
-        const packed = assembleContext(conv.sampleId, q.question, scored, { maxTokens: budget, now });
-        if (packed.token_estimate > budget || countTokens(packed.assembled_context) !== packed.token_estimate) overBudget++;
-        const included = new Set(packed.included.flatMap((c) => c.source_episode_ids));
-        const next = packed.assembled_context.indexOf('\n## ', 1);
-        const results: Record<System, { ids: ReadonlySet<string>; text: string }> = {
-          bm25: packLines(order, lines, lineTokens, ids, budget),
-          ours: { ids: included, text: next < 0 ? '' : packed.assembled_context.slice(next) },
-        };
-        for (const system of SYSTEMS) {
-          for (const t of [evidence, local]) t.add(`${budget}|${system}|e`, q.category, evidenceRecall(q.evidence, results[system].ids));
-          answers.add(`${budget}|${system}|a`, q.category, answerTokenRecall(q.answer, results[system].text));
+        const results = new Map<System, { ids: ReadonlySet<string>; text: string }>([['bm25', packLines(order, lines, lineTokens, ids, budget)]]);
+        for (const system of systems) {
+          if (system === 'bm25') continue;
+          const packed = assembleContext(conv.sampleId, q.question, scored, { maxTokens: budget, now, wordVectors: system === 'ours' ? vectors : null });
+          if (packed.token_estimate > budget || countTokens(packed.assembled_context) !== packed.token_estimate) overBudget++;
+          const next = packed.assembled_context.indexOf('\n## ', 1);
+          results.set(system, { ids: new Set(packed.included.flatMap((c) => c.source_episode_ids)), text: next < 0 ? '' : packed.assembled_context.slice(next) });
+        }
+        for (const system of systems) {
+          for (const t of [evidence, local]) t.add(`${budget}|${system}|e`, q.category, evidenceRecall(q.evidence, results.get(system)!.ids));
+          answers.add(`${budget}|${system}|a`, q.category, answerTokenRecall(q.answer, results.get(system)!.text));
         }
       }
     }
     if (byConversation) {
-      const cells = budgets.map((b) => `${b}: ${(local.mean(`${b}|ours|e`, 'all') * 100).toFixed(1)} (bm25 ${(local.mean(`${b}|bm25|e`, 'all') * 100).toFixed(1)})`);
+      const others = (b: number) => systems.filter((s) => s !== 'ours').map((s) => `${s} ${(local.mean(`${b}|${s}|e`, 'all') * 100).toFixed(1)}`);
+      const cells = budgets.map((b) => `${b}: ${(local.mean(`${b}|ours|e`, 'all') * 100).toFixed(1)} (${others(b).join(', ')})`);
       perConv.push(`${conv.sampleId} evidence recall ${cells.join(', ')}`);
     }
   }
@@ -151,7 +159,7 @@ function main(): void {
   console.log(`| budget | metric | system | ${columns.map((c) => (c === 'all' ? 'overall' : CATEGORIES[c])).join(' | ')} |`);
   for (const budget of budgets) {
     for (const [metric, tally, tag] of [['evidence', evidence, 'e'], ['answer', answers, 'a']] as const) {
-      for (const system of SYSTEMS) {
+      for (const system of systems) {
         const cells = columns.map((c) => (tally.mean(`${budget}|${system}|${tag}`, c) * 100).toFixed(1));
         console.log(`| ${budget} | ${metric} | ${system} | ${cells.join(' | ')} |`);
       }

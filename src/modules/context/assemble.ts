@@ -3,6 +3,7 @@
  * rows its bounded SQL fetched; the offline quality bench (bench/quality/offline-eval.ts) feeds
  * it a whole compiled conversation, so both measure the same ranking and packing.
  */
+import type { WordVectors } from 'src/common/text/word-vectors';
 import { packContext, PackResult } from './packing';
 import { ContextCandidate, dropDuplicates, scoreCandidates, selectCandidates } from './ranking';
 
@@ -10,11 +11,13 @@ export interface AssembleOptions {
   maxTokens: number;
   sessionId?: string | null;
   now: Date;
+  /** Static word vectors for expanding the task's words (ranking.ts ScoreOptions.wordVectors). */
+  wordVectors?: WordVectors | null;
 }
 
 export function assembleContext(subjectId: string, task: string, candidates: readonly ContextCandidate[], opts: AssembleOptions): PackResult {
   const sessionId = opts.sessionId ?? null;
-  const ranked = dropDuplicates(scoreCandidates(task, [...candidates].sort(byTimeThenSeq), { now: opts.now, sessionId }));
+  const ranked = dropDuplicates(scoreCandidates(task, [...candidates].sort(byTimeThenSeq), { now: opts.now, sessionId, wordVectors: opts.wordVectors }));
   return packContext({
     subjectId,
     task,

@@ -5,6 +5,7 @@
  */
 import type { PolicyAction } from 'src/modules/policy/policy-bundle';
 import { countTokens } from 'src/common/text/tokenizer';
+import type { WordVectors } from 'src/common/text/word-vectors';
 import { byTimeThenSeq } from './assemble';
 import { PackResult, renderLine } from './packing';
 import { ContextCandidate, ContextLabel, dropDuplicates, scoreCandidates, selectCandidates } from './ranking';
@@ -68,6 +69,8 @@ export interface ExplainInput {
   maxTokens: number;
   sessionId: string | null;
   now: Date;
+  /** What the assembly expanded the task's words with (AssembleOptions.wordVectors). */
+  wordVectors: WordVectors | null;
   packed: PackResult;
   denials: readonly PolicyDenialInput[];
   /** Memories the bounded reads fetched but the assembly did not rank: denied or of a kind without a section. */
@@ -85,7 +88,7 @@ const TEXT_CHARS = 500;
 
 export function explainAssembly(input: ExplainInput): { candidates: CandidateExplanation[]; sections: SectionCost[] } {
   const { sessionId } = input;
-  const scored = scoreCandidates(input.task, [...input.candidates].sort(byTimeThenSeq), { now: input.now, sessionId });
+  const scored = scoreCandidates(input.task, [...input.candidates].sort(byTimeThenSeq), { now: input.now, sessionId, wordVectors: input.wordVectors });
   const kept = dropDuplicates(scored);
   const keptSet = new Set(kept);
   const packOrder = new Map(selectCandidates(kept, { maxTokens: input.maxTokens, sessionId }).map((c, i) => [key(c), i]));

@@ -1,3 +1,4 @@
+import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { ContextCandidate, dropDuplicates, KIND_PRIORITY, recordedAt, scoreCandidates, selectCandidates } from './ranking';
 
 const NOW = new Date('2025-06-01T12:00:00Z');
@@ -176,6 +177,23 @@ describe('scoreCandidates', () => {
     // Without a date in the task the label changes nothing: both turns match alike.
     const plain = new Map(scoreCandidates('Where did Melanie go camping?', items, { now: NOW }).map((c) => [c.id, c]));
     expect(plain.get('june')?.signals.relevance).toBeCloseTo(plain.get('july')!.signals.relevance, 1);
+  });
+
+  it('with word vectors, matches the words nearest to the task’s, below the task’s own words', () => {
+    const items = [
+      candidate('kick', { text: 'I started kickboxing classes last month.', session_id: 's1', created_at: day(1) }),
+      candidate('bike', { text: 'I fixed the brakes on my bike yesterday.', session_id: 's2', created_at: day(2) }),
+      candidate('named', { text: 'Martial arts films are fun.', session_id: 's3', created_at: day(3) }),
+    ];
+    const relevance = (vectors: WordVectors | null) =>
+      new Map(scoreCandidates('Which martial arts has he tried?', items, { now: NOW, wordVectors: vectors }).map((c) => [c.id, c.signals.relevance]));
+    const plain = relevance(null);
+    expect(plain.get('kick')).toBe(0);
+    expect(plain.get('named')).toBe(5);
+    const expanded = relevance(wordVectors());
+    expect(expanded.get('kick')).toBeGreaterThan(0);
+    expect(expanded.get('kick')).toBeLessThan(expanded.get('named')!);
+    expect(expanded.get('bike')).toBe(0);
   });
 
   it('breaks ties by newer first, then by id, so identical input gives identical order', () => {

@@ -17,6 +17,8 @@ import {
   textRelevance,
 } from './relevance';
 import { standingReason } from './standing';
+import type { WordVectors } from 'src/common/text/word-vectors';
+import { neighbourExpansion } from './expansion';
 
 export type ContextLabel = 'profile_fact' | 'procedure' | 'episode_summary' | 'raw_episode';
 
@@ -80,6 +82,11 @@ export interface ScoreOptions {
   sessionId?: string | null;
   /** Subject-wide document frequencies; computed from the candidates when absent. */
   stats?: CorpusStats;
+  /**
+   * Static word vectors: the task's words are then expanded with their nearest candidate words
+   * (expansion.ts) in the text's BM25 score. Without them ranking uses the task's words alone.
+   */
+  wordVectors?: WordVectors | null;
 }
 
 /** An ISO-8601 date, optionally with a time and zone: `2026-01-14`, `2026-01-14T09:30:00Z`. */
@@ -133,7 +140,9 @@ export function scoreCandidates(
   candidates: readonly ContextCandidate[],
   opts: ScoreOptions,
 ): ScoredCandidate[] {
-  const textScores = bm25Scores(task, candidates.map((c) => c.text), opts.stats);
+  const texts = candidates.map((c) => c.text);
+  const expansion = opts.wordVectors ? neighbourExpansion(analyze(task), texts.map(analyze), opts.wordVectors) : undefined;
+  const textScores = bm25Scores(task, texts, opts.stats, expansion);
   const dateScores = dateLabelScores(task, candidates);
   const ownScores = textScores.map((score, i) => score + dateScores[i]);
   const lexical = withConversationContext(candidates, ownScores);

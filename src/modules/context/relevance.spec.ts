@@ -58,6 +58,18 @@ describe('bm25Scores', () => {
     expect(supplied[0]).toBeGreaterThan(supplied[1] * 5);
   });
 
+  it('scores expansion terms at their weight times what a task word would score', () => {
+    const plain = bm25Scores('refund', docs);
+    const asTask = bm25Scores('email', docs);
+    const expanded = bm25Scores('refund', docs, undefined, new Map([['email', 0.25]]));
+    expect(expanded[0]).toBeCloseTo(0.25 * asTask[0], 10);
+    expect(plain[0]).toBe(0);
+    expect(expanded[1]).toBeCloseTo(plain[1], 10);
+    // A task word keeps its own weight when the expansion names it too.
+    expect(bm25Scores('refund', docs, undefined, new Map([['refund', 0.25]]))).toEqual(plain);
+    expect(bm25Scores('the', docs, undefined, new Map([['email', 1]]))).toEqual([0, 0, 0, 0]);
+  });
+
   it('tolerates statistics that lag behind the documents', () => {
     const stale: CorpusStats = { docCount: 0, avgDocLength: 0, df: () => 5 };
     const scores = bm25Scores('refund', docs, stale);

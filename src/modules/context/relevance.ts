@@ -49,14 +49,18 @@ function idf(stats: CorpusStats, term: string): number {
 
 /**
  * BM25 score of each document for the query, in document order. Each distinct query term counts
- * once: a long task that repeats a word should not let that word drown the others.
+ * once: a long task that repeats a word should not let that word drown the others. `expansion`
+ * adds terms (stems) the query does not have, each with a weight that scales its idf (a query
+ * term weighs 1); a term the query has keeps weight 1.
  */
-export function bm25Scores(query: string, docs: readonly string[], stats?: CorpusStats): number[] {
-  const queryTerms = [...new Set(analyze(query))];
+export function bm25Scores(query: string, docs: readonly string[], stats?: CorpusStats, expansion?: ReadonlyMap<string, number>): number[] {
+  const original = [...new Set(analyze(query))];
   const docTerms = docs.map(analyze);
-  if (queryTerms.length === 0) return docs.map(() => 0);
+  if (original.length === 0) return docs.map(() => 0);
   const corpus = stats ?? computeCorpusStats(docTerms);
-  const weights = queryTerms.map((term) => idf(corpus, term));
+  const added = [...(expansion ?? [])].filter(([term, weight]) => weight > 0 && !original.includes(term));
+  const queryTerms = [...original, ...added.map(([term]) => term)];
+  const weights = [...original.map((term) => idf(corpus, term)), ...added.map(([term, weight]) => weight * idf(corpus, term))];
   const avgLength = corpus.avgDocLength > 0 ? corpus.avgDocLength : 1;
 
   return docTerms.map((terms) => {

@@ -1,0 +1,56 @@
+import { encodeWordVectors, WordVectors } from 'src/common/text/word-vectors';
+import { EXPANSION_MIN_COSINE, EXPANSION_NEIGHBOURS, EXPANSION_WEIGHT, neighbourExpansion } from './expansion';
+
+/** Unit vectors at an angle (degrees) in a plane, so each pair's cosine is known. */
+const at = (degrees: number): number[] => [Math.round(100 * Math.cos((degrees * Math.PI) / 180)), Math.round(100 * Math.sin((degrees * Math.PI) / 180)), 0];
+const vectors = WordVectors.fromBuffer(
+  encodeWordVectors(
+    [
+      ['martial', at(0)],
+      ['kickbox', at(20)],
+      ['karat', at(25)],
+      ['judo', at(30)],
+      ['taekwondo', at(35)],
+      ['invoic', at(90)],
+      ['bill', at(85)],
+      ['wrestl', at(55)],
+    ],
+    3,
+  ),
+);
+const cos = (a: number, b: number) => Math.cos(((b - a) * Math.PI) / 180);
+
+describe('neighbourExpansion', () => {
+  it('adds the nearest candidate words of each task word, weighted by their cosine', () => {
+    const expansion = neighbourExpansion(['martial'], [['kickbox', 'class'], ['judo', 'karat'], ['taekwondo'], ['invoic']], vectors);
+    expect(EXPANSION_NEIGHBOURS).toBe(3);
+    expect([...expansion.keys()].sort()).toEqual(['judo', 'karat', 'kickbox']);
+    expect(expansion.get('kickbox')).toBeCloseTo(EXPANSION_WEIGHT * cos(0, 20), 2);
+    expect(expansion.get('judo')).toBeCloseTo(EXPANSION_WEIGHT * cos(0, 30), 2);
+  });
+
+  it('takes neighbours only among the candidates, and only close ones', () => {
+    // "wrestl" is at 55°, cosine 0.57; "invoic" at 90°, cosine 0.
+    expect(cos(0, 55)).toBeGreaterThan(EXPANSION_MIN_COSINE);
+    expect(cos(0, 90)).toBeLessThan(EXPANSION_MIN_COSINE);
+    expect([...neighbourExpansion(['martial'], [['wrestl', 'invoic', 'unknown']], vectors).keys()]).toEqual(['wrestl']);
+    expect(neighbourExpansion(['martial'], [['invoic', 'bill']], vectors).size).toBe(0);
+  });
+
+  it('never expands with a task word, and keeps the larger weight a word gets from two task words', () => {
+    const expansion = neighbourExpansion(['martial', 'judo'], [['judo', 'kickbox', 'taekwondo']], vectors);
+    expect(expansion.has('judo')).toBe(false);
+    // taekwondo: 35° from martial, 5° from judo.
+    expect(expansion.get('taekwondo')).toBeCloseTo(EXPANSION_WEIGHT * cos(30, 35), 2);
+  });
+
+  it('expands nothing when no task word has a vector', () => {
+    expect(neighbourExpansion(['zzz', 'qqq'], [['kickbox']], vectors).size).toBe(0);
+    expect(neighbourExpansion([], [['kickbox']], vectors).size).toBe(0);
+  });
+
+  it('gives the same expansion for the same candidates', () => {
+    const docs = [['taekwondo', 'karat'], ['kickbox', 'judo']];
+    expect([...neighbourExpansion(['martial'], docs, vectors)]).toEqual([...neighbourExpansion(['martial'], docs, vectors)]);
+  });
+});

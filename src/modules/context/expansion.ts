@@ -1,0 +1,61 @@
+/**
+ * Query expansion by word-vector neighbours (Kuzi, Shtok and Kurland, CIKM 2016): each word of
+ * the task brings in the words of the candidates that are nearest to it in a static word-vector
+ * space, as extra BM25 terms weighing less than the task's own. The evidence a question needs
+ * often shares none of its words ("What martial arts has John done?" — "kickboxing",
+ * "taekwondo"; "… with her family?" — "the kids"); neither the subject's own co-occurrences nor
+ * feedback from the best hits found those words (bench/README.md, rounds 3 and 4), because a
+ * few hundred chat turns are too few to learn what words mean, and pre-trained vectors have.
+ */
+import type { WordVectors } from 'src/common/text/word-vectors';
+
+/**
+ * Neighbours kept per task word, the least cosine a neighbour needs, and its weight as a share of
+ * its cosine (a task word weighs 1). Chosen leave-one-conversation-out on LoCoMo's development
+ * split (bench/README.md, round 5): each held-out conversation gains with the values the other
+ * four pick, and every value near these gains in each conversation too.
+ */
+export const EXPANSION_NEIGHBOURS = 3;
+export const EXPANSION_MIN_COSINE = 0.5;
+export const EXPANSION_WEIGHT = 0.25;
+
+/**
+ * Expansion terms for the task's words (stems) from the candidates' own words (stems): for each
+ * task word with a vector, its EXPANSION_NEIGHBOURS nearest candidate words at a cosine of at
+ * least EXPANSION_MIN_COSINE, weighted EXPANSION_WEIGHT × cosine (the largest when several task
+ * words bring one in). Task words themselves are never expansion terms. Taking neighbours among
+ * the candidates' words, not the whole vocabulary, spends the few slots on words that can match.
+ */
+export function neighbourExpansion(
+  taskTerms: readonly string[],
+  candidateTerms: readonly (readonly string[])[],
+  vectors: WordVectors,
+): Map<string, number> {
+  const expansion = new Map<string, number>();
+  const task = new Set(taskTerms);
+  const taskIndex = [...task].map((t) => vectors.indexOf(t)).filter((i) => i >= 0);
+  if (taskIndex.length === 0) return expansion;
+  const terms: string[] = [];
+  const indices: number[] = [];
+  const seen = new Set<string>(task);
+  for (const doc of candidateTerms) {
+    for (const term of doc) {
+      if (seen.has(term)) continue;
+      seen.add(term);
+      const index = vectors.indexOf(term);
+      if (index < 0) continue;
+      terms.push(term);
+      indices.push(index);
+    }
+  }
+  // Candidate words in order of first appearance; ties go to the earlier one, so the same
+  // candidates always give the same expansion.
+  const among = Int32Array.from(indices);
+  for (const q of taskIndex) {
+    for (const { at, cosine } of vectors.nearest(q, among, EXPANSION_NEIGHBOURS, EXPANSION_MIN_COSINE)) {
+      const term = terms[at];
+      expansion.set(term, Math.max(expansion.get(term) ?? 0, EXPANSION_WEIGHT * cosine));
+    }
+  }
+  return expansion;
+}
