@@ -4,13 +4,16 @@
  * sequence), compiled with the heuristic compiler, and every task is answered by the service's
  * own assembly (assemble.ts) over every candidate. The service fetches a bounded subset by SQL;
  * a support customer's thirty-odd episodes fit in it whole, so the figures match the service's
- * up to ties. `--show` prints each bundle that misses an expected string.
+ * up to ties. `--show` prints each bundle that misses an expected string. Ranking expands the
+ * task's words with the vendored word vectors, as the service does; `--without-word-vectors`
+ * ranks by the task's words alone.
  *
- * Usage (after `npm run build`): node dist/bench/quality/support-offline.js [--show]
+ * Usage (after `npm run build`): node dist/bench/quality/support-offline.js [--show] [--without-word-vectors]
  */
 import { episodeText } from 'src/compiler/episode-text';
 import { compileHeuristic } from 'src/compiler/heuristic-compiler';
 import type { CompilerEpisode } from 'src/compiler/compiler.types';
+import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
 import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
 import { supportConversation, supportCustomers, supportRecall, supportTasks } from './support';
@@ -64,6 +67,11 @@ export function supportCandidates(episodes: Record<string, unknown>[], at: Date)
 
 function main(): void {
   const show = process.argv.includes('--show');
+  const vectors = process.argv.includes('--without-word-vectors')
+    ? null
+    : wordVectors((err) => {
+        throw err;
+      });
   const at = new Date(Date.UTC(2026, 10, 1, 12));
   const now = new Date(at.getTime() + 3600_000);
   const sums = new Map<string, { sum: number; n: number }>();
@@ -72,7 +80,7 @@ function main(): void {
     const candidates = supportCandidates(supportConversation(customer, subject), at);
     for (const task of supportTasks(customer, subject)) {
       for (const budget of BUDGETS) {
-        const packed = assembleContext(subject, task.task, candidates, { maxTokens: budget, now });
+        const packed = assembleContext(subject, task.task, candidates, { maxTokens: budget, now, wordVectors: vectors });
         const next = packed.assembled_context.indexOf('\n## ', 1);
         const value = supportRecall(task.expected, next < 0 ? '' : packed.assembled_context.slice(next));
         for (const key of [`${budget}|${task.kind}`, `${budget}|all`]) {

@@ -120,12 +120,23 @@ describe('POST /v1/context/explain', () => {
     await request(t.http)
       .post('/v1/episodes/batch')
       .set('X-Tenant-ID', 'acme')
-      .send({ episodes: [turn('jon', 'I started kickboxing classes last month.', 'j1'), turn('jon', 'I fixed the brakes on my bike yesterday.', 'j2')] })
+      .send({
+        episodes: [
+          turn('jon', 'I started kickboxing classes last month.', 'j1'),
+          turn('jon', 'I fixed the brakes on my bike yesterday.', 'j2'),
+          turn('jon', 'We watched a martial arts film on Friday.', 'j3'),
+        ],
+      })
       .expect(201);
     const x = (await explain({ subject_id: 'jon', task: 'Which martial arts has he tried?', max_tokens: 400 }).expect(200)).body as Explanation;
-    const relevance = Object.fromEntries(x.candidates.filter((c) => c.source === 'episode').map((c) => [/kickboxing/.test(c.text ?? '') ? 'kick' : 'bike', c.components!.relevance]));
-    // No word in common with the task; "kickboxing" is near "martial" (and "started" near "tried").
-    expect(relevance.kick).toBe(5);
+    const relevance = Object.fromEntries(
+      x.candidates.filter((c) => c.source === 'episode').map((c) => [/kickboxing/.test(c.text ?? '') ? 'kick' : /bike/.test(c.text ?? '') ? 'bike' : 'film', c.components!.relevance]),
+    );
+    // The task's own words score highest; "kickboxing" shares none but is near "martial" (and
+    // "started" near "tried"), so it scores below them, above the unrelated turn.
+    expect(relevance.film).toBe(5);
+    expect(relevance.kick).toBeGreaterThan(0);
+    expect(relevance.kick).toBeLessThan(relevance.film);
     expect(relevance.bike).toBe(0);
   });
 

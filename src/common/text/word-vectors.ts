@@ -65,7 +65,8 @@ export class WordVectors {
     if (buffer.length < textAt) throw new Error('word-vectors file is truncated');
     const vectors = new Int8Array(buffer.buffer, buffer.byteOffset + HEADER_BYTES, size * dimensions);
     const text = buffer.subarray(textAt);
-    const lines = size === 0 ? 0 : text.reduce((n, byte) => n + (byte === 10 ? 1 : 0), 1);
+    let lines = size === 0 ? 0 : 1;
+    for (let at = text.indexOf(10); at >= 0; at = text.indexOf(10, at + 1)) lines++;
     if (lines !== size) throw new Error(`word-vectors file lists ${lines} stems for ${size} vectors`);
     return new WordVectors(dimensions, vectors, text, size);
   }

@@ -22,7 +22,7 @@ const cos = (a: number, b: number) => Math.cos(((b - a) * Math.PI) / 180);
 
 describe('neighbourExpansion', () => {
   it('adds the nearest candidate words of each task word, weighted by their cosine', () => {
-    const expansion = neighbourExpansion(['martial'], [['kickbox', 'class'], ['judo', 'karat'], ['taekwondo'], ['invoic']], vectors);
+    const expansion = neighbourExpansion(['martial'], [['kickbox', 'class'], ['judo', 'karat'], ['taekwondo'], ['invoic', 'martial']], vectors);
     expect(EXPANSION_NEIGHBOURS).toBe(3);
     expect([...expansion.keys()].sort()).toEqual(['judo', 'karat', 'kickbox']);
     expect(expansion.get('kickbox')).toBeCloseTo(EXPANSION_WEIGHT * cos(0, 20), 2);
@@ -33,8 +33,8 @@ describe('neighbourExpansion', () => {
     // "wrestl" is at 55°, cosine 0.57; "invoic" at 90°, cosine 0.
     expect(cos(0, 55)).toBeGreaterThan(EXPANSION_MIN_COSINE);
     expect(cos(0, 90)).toBeLessThan(EXPANSION_MIN_COSINE);
-    expect([...neighbourExpansion(['martial'], [['wrestl', 'invoic', 'unknown']], vectors).keys()]).toEqual(['wrestl']);
-    expect(neighbourExpansion(['martial'], [['invoic', 'bill']], vectors).size).toBe(0);
+    expect([...neighbourExpansion(['martial'], [['wrestl', 'invoic', 'unknown', 'martial']], vectors).keys()]).toEqual(['wrestl']);
+    expect(neighbourExpansion(['martial'], [['invoic', 'bill', 'martial']], vectors).size).toBe(0);
   });
 
   it('never expands with a task word, and keeps the larger weight a word gets from two task words', () => {
@@ -44,13 +44,18 @@ describe('neighbourExpansion', () => {
     expect(expansion.get('taekwondo')).toBeCloseTo(EXPANSION_WEIGHT * cos(30, 35), 2);
   });
 
+  it('expands nothing when no candidate has any of the task’s words', () => {
+    expect(neighbourExpansion(['martial', 'art'], [['kickbox', 'class'], ['judo']], vectors).size).toBe(0);
+    expect(neighbourExpansion(['martial', 'art'], [['kickbox', 'class'], ['judo', 'art']], vectors).size).toBeGreaterThan(0);
+  });
+
   it('expands nothing when no task word has a vector', () => {
     expect(neighbourExpansion(['zzz', 'qqq'], [['kickbox']], vectors).size).toBe(0);
     expect(neighbourExpansion([], [['kickbox']], vectors).size).toBe(0);
   });
 
   it('gives the same expansion for the same candidates', () => {
-    const docs = [['taekwondo', 'karat'], ['kickbox', 'judo']];
+    const docs = [['taekwondo', 'karat'], ['kickbox', 'judo', 'martial']];
     expect([...neighbourExpansion(['martial'], docs, vectors)]).toEqual([...neighbourExpansion(['martial'], docs, vectors)]);
   });
 });
