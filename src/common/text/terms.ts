@@ -55,7 +55,7 @@ const RETRIEVAL_EXTRA_STOP_WORDS = (
 ).split(' ');
 
 /** Stop words of retrieval and ranking: PostgreSQL's and the extras above. */
-const STOP_WORDS: ReadonlySet<string> = new Set([...POSTGRES_ENGLISH_STOP_WORDS, ...RETRIEVAL_EXTRA_STOP_WORDS]);
+export const RETRIEVAL_STOP_WORDS: ReadonlySet<string> = new Set([...POSTGRES_ENGLISH_STOP_WORDS, ...RETRIEVAL_EXTRA_STOP_WORDS]);
 
 /**
  * Words shorter than this neither fetch nor score: single letters ("x" of "x-ray") say nothing.
@@ -84,7 +84,7 @@ export function stem(word: string): string {
 
 /** Whether retrieval and ranking skip `word` (lowercase): too short or a stop word. */
 export function isStopWord(word: string): boolean {
-  return (word.length < MIN_WORD_LENGTH && !/^\p{N}+$/u.test(word)) || STOP_WORDS.has(word);
+  return (word.length < MIN_WORD_LENGTH && !/^\p{N}+$/u.test(word)) || RETRIEVAL_STOP_WORDS.has(word);
 }
 
 /**

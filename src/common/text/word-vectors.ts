@@ -8,9 +8,11 @@
  * The file is read once into a Buffer and stays there: vectors, norms and the stem index are
  * typed arrays over memory outside the V8 heap, which the service caps (192 MB) for its live set.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { projectRoot } from 'src/common/project-root';
+import { isStopWord, RETRIEVAL_STOP_WORDS, stem } from './terms';
 
 const MAGIC = 'WVEC';
 const VERSION = 1;
@@ -185,6 +187,40 @@ function hashBytes(bytes: Uint8Array, start: number, end: number): number {
 }
 
 export const WORD_VECTORS_FILE = join(projectRoot(), 'vendor', 'word-vectors', 'word-vectors.bin');
+
+/** Beside the file: the text analysis its keys were made with (`textAnalysisFingerprint`). */
+export const WORD_VECTORS_ANALYSIS_FILE = join(projectRoot(), 'vendor', 'word-vectors', 'analysis.json');
+
+/**
+ * Words whose stems exercise the stemmer's rules (plurals, -ing, -ed, -ly, -ness, -ation,
+ * doubled consonants, y to i, irregular exceptions), and short words for the shortest-word rule.
+ */
+const STEMMER_PROBE = (
+  'a x 7 kids children kickboxing running hopping cycling dying lying skies news generously happily ' +
+  'relational conditional rational valenci hesitanci digitizer conformabli radicalli differentli ' +
+  'vileli analogousli vietnamization predication operator feudalism decisiveness hopefulness ' +
+  'callousness formaliti sensitiviti sensibiliti triplicate formative formalize electriciti ' +
+  'electrical hopeful goodness revival allowance inference airliner gyroscopic adjustable ' +
+  'defensible irritant replacement adjustment dependent adoption homologou communism activate ' +
+  'angulariti homologous effective bowdlerize agreed feed succeed proceed exceed canning inning ' +
+  'outing cannings innings earring herring idly gently ugly early only singly sky andes atlas ' +
+  'cosmos bias replied replica customers invoices refunds integrations notifications'
+).split(' ');
+
+/**
+ * What the file's keys depend on in terms.ts, as a hash: the retrieval stop words (their words
+ * are left out of the file) and the stems and stop-word verdicts of STEMMER_PROBE. The builder
+ * writes it beside the file and a spec compares it with terms.ts as it is now, so a change of
+ * the stop words or the stemmer that leaves the file's keys stale fails a test (regenerate the
+ * file) instead of quietly weakening the expansion.
+ */
+export function textAnalysisFingerprint(): string {
+  const analysis = {
+    stop_words: [...RETRIEVAL_STOP_WORDS].sort(),
+    probe: STEMMER_PROBE.map((word) => [word, isStopWord(word), stem(word)]),
+  };
+  return createHash('sha256').update(JSON.stringify(analysis)).digest('hex');
+}
 
 let loaded: WordVectors | null | undefined;
 
