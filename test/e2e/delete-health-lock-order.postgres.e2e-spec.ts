@@ -23,18 +23,25 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
    * asked of pg_locks by the transaction id, so a session seen for an instant in some other lock
    * wait on a loaded machine is not taken for the deletion.
    */
-  const waitsOnOther = async (xid: string) =>
-    (
+  const waitsOnOther = async (xid: string) => {
+    // `other` asks from inside its open transaction, where PostgreSQL keeps the first
+    // pg_stat_activity it read until the transaction ends (pg_locks is read live): without a
+    // fresh snapshot a poll pairs the live lock with the statement the deletion ran at the first
+    // poll (compile_jobs, on a loaded machine), not the one now waiting.
+    await pg.other.query('SELECT pg_stat_clear_snapshot()');
+    return (
       await pg.other.query(
         `SELECT a.query FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
          WHERE NOT l.granted AND l.locktype = 'transactionid' AND l.transactionid::text = $1`,
         [xid],
       )
     ).rows as { query: string }[];
+  };
 
   /** Every other session of this database and what it waits for: printed if the deletion never waits at the mark. */
-  const sessions = async () =>
-    JSON.stringify(
+  const sessions = async () => {
+    await pg.other.query('SELECT pg_stat_clear_snapshot()');
+    return JSON.stringify(
       (
         await pg.other.query(
           `SELECT a.pid, a.state, a.wait_event_type, a.wait_event, left(a.query, 160) AS query,
@@ -44,6 +51,7 @@ describe('DELETE /v1/subjects/{id} against a health recomputation paused between
         )
       ).rows,
     );
+  };
 
   it('lets both finish: the deletion waits for the recomputation, which takes the cache row and commits', async () => {
     await request(pg.app.http)
