@@ -86,6 +86,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
         seq: source?.seq,
         date_label: d.kind === 'episode_summary' && source ? source.turn.date : null,
         recorded_at: source ? recordedAt(source.turn.date) : null,
+        speaker: typeof d.metadata.speaker === 'string' ? d.metadata.speaker : null,
       };
     });
   const raw: ContextCandidate[] = episodes.map((e, i) => ({

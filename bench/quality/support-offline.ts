@@ -49,6 +49,7 @@ export function supportCandidates(episodes: Record<string, unknown>[], at: Date)
       seq: seqOf.get(d.source_episode_ids[0]),
       date_label: d.kind === 'episode_summary' ? dateOf(d.source_episode_ids[0]) : null,
       recorded_at: recordedAt(dateOf(d.source_episode_ids[0])),
+      speaker: typeof d.metadata.speaker === 'string' ? d.metadata.speaker : null,
     }));
   const raw: ContextCandidate[] = compiled.map((e, i) => ({
     id: e.id,

@@ -183,6 +183,32 @@ describe('POST /v1/context', () => {
     if (pos >= 0) expect(pos).toBeGreaterThan(0);
   });
 
+  it('gives the customer’s compiled facts a standing share, and a named speaker’s facts none', async () => {
+    // The same conversation twice: once with the customer's generic role, once between named people.
+    type Explained = { kind: string; text: string | null; included: boolean; pack_order: number | null };
+    const explain = async (role: string): Promise<Explained[]> => {
+      const subject = `standing-${role}-${Date.now()}`;
+      const said = (content: string) => turn(subject, content, { payload: { messages: [{ role, content }] } });
+      await ingest(t, [
+        said('I love camping trips with my family.'),
+        ...Array.from({ length: 12 }, (_, i) => said(`Invoice 7731 was charged twice again, this time on day ${i + 1} of March.`)),
+      ]);
+      await compile(t, subject);
+      const res = await request(t.http).post('/v1/context/explain').send({ subject_id: subject, task: 'Why was invoice 7731 charged twice?', max_tokens: 200 }).expect(200);
+      return res.body.candidates as Explained[];
+    };
+    const factOrder = (cs: Explained[]) => cs.find((c) => c.kind === 'profile_fact' && c.text!.includes('camping'))!.pack_order!;
+    const invoiceOrders = (cs: Explained[]) => cs.filter((c) => c.included && c.text!.includes('7731')).map((c) => c.pack_order!);
+
+    // The customer's fact is packed first, within its standing share, whatever the task's words.
+    const customer = await explain('user');
+    expect(factOrder(customer)).toBe(0);
+    // Caroline's fact shares no word with the task: it comes after every invoice turn.
+    const caroline = await explain('Caroline');
+    expect(invoiceOrders(caroline).length).toBeGreaterThan(3);
+    expect(factOrder(caroline)).toBeGreaterThan(Math.max(...invoiceOrders(caroline)));
+  });
+
   it('answers identical requests with identical bundles', async () => {
     const body = { subject_id: 'juno', task: 'What is Juno working on and which plan?', max_tokens: 300, session_id: 's2' };
     const a = await context(t, body);

@@ -262,6 +262,7 @@ function memoryCandidate(m: MemoryCandidateRow, similarity: number | null): Cont
     date_label: m.kind === 'episode_summary' ? m.episode_date : null,
     recorded_at: recordedAt(m.episode_date),
     semantic_similarity: similarity,
+    speaker: typeof m.metadata?.speaker === 'string' ? m.metadata.speaker : null,
   };
 }
 

@@ -249,6 +249,17 @@ describe('selectCandidates', () => {
     expect(facts.reduce((sum, c) => sum + Math.ceil(c.text.length / 4) + 12, 0)).toBeLessThanOrEqual(40);
   });
 
+  it('gives no standing share to facts the compiler attributed to a named person', () => {
+    const episode = candidate('ep', { text: 'Invoice 7731 was charged twice in March', created_at: day(1) });
+    const ofCustomer = manyFacts.slice(0, 50);
+    const ofCaroline = ofCustomer.map((c) => ({ ...c, id: `named-${c.id}`, speaker: 'Caroline' }));
+    const order = (facts: ContextCandidate[]) =>
+      head(selectCandidates(scoreCandidates('Why was invoice 7731 charged twice?', [...facts, episode], { now: NOW }), { maxTokens: 200 }), 200);
+    // The customer's facts take their standing share ahead of the match; Caroline's come after it.
+    expect(order(ofCustomer.map((c) => ({ ...c, speaker: 'user' })))[0].label).toBe('profile_fact');
+    expect(order(ofCaroline)[0].id).toBe('ep');
+  });
+
   it('lets relevant facts compete beyond the standing share', () => {
     const ranked = scoreCandidates('chess openings', manyFacts, { now: NOW });
     const first = head(selectCandidates(ranked, { maxTokens: 300 }), 300);

@@ -48,6 +48,11 @@ export interface ContextCandidate {
   recorded_at?: Date | null;
   /** Cosine similarity in [-1, 1] between task and item embeddings, when embeddings are on. */
   semantic_similarity?: number | null;
+  /**
+   * For a memory the compiler attributed to a speaker, the role of the message it came from
+   * (`metadata.speaker`: "user", "Caroline"); null otherwise. Standing items only (standing.ts).
+   */
+  speaker?: string | null;
 }
 
 export interface ScoredCandidate extends ContextCandidate {
@@ -348,7 +353,7 @@ export function selectCandidates(
 
   const standingCap = STANDING_SHARE * allowance;
   for (const c of ranked) {
-    if (c.signals.validity <= 0 || standingReason(c.label, c.text) === null) continue;
+    if (c.signals.validity <= 0 || standingReason(c.label, c.text, c.speaker ?? null) === null) continue;
     if (used + estimateTokens(c) > standingCap) continue;
     admit(c);
     standing.add(c);
