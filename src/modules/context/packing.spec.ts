@@ -233,11 +233,40 @@ describe('packContext timeline groups', () => {
         'Help with billing',
         '',
         '## Recent interactions',
-        '### 1:56 pm on 8 May, 2023 (session 1)',
+        '### 1:56 pm on 8 May, 2023',
         '- Caroline: I went to the lake',
         '- Mel: and then?',
-        '### 9:00 am on 9 May, 2023 (session 2)',
+        '### 9:00 am on 9 May, 2023',
         '- Caroline: hello again',
+        '',
+      ].join('\n'),
+    );
+    expect(result.token_estimate).toBe(countTokens(result.assembled_context));
+  });
+
+  it('names the session under a UTC day, and keeps two sessions of one date label apart', () => {
+    const result = pack({
+      ranked: [
+        item('u1', 'raw_episode', 'user: card declined', { session_id: 's-42', created_at: at('2026-11-27T09:15:00Z'), seq: 1 }),
+        item('u2', 'raw_episode', 'user: still declined', { session_id: 's-43', created_at: at('2026-11-27T10:00:00Z'), seq: 2 }),
+        item('l1', 'raw_episode', 'user: hello', { session_id: 'a', date_label: '20 November, 2026', created_at: at('2026-11-27T11:00:00Z'), seq: 3 }),
+        item('l2', 'raw_episode', 'user: another chat', { session_id: 'b', date_label: '20 November, 2026', created_at: at('2026-11-27T11:01:00Z'), seq: 4 }),
+        item('l3', 'raw_episode', 'user: back in the first', { session_id: 'a', date_label: '20 November, 2026', created_at: at('2026-11-27T11:02:00Z'), seq: 5 }),
+      ],
+    });
+    const body = result.assembled_context.slice(result.assembled_context.indexOf('## Recent interactions'));
+    expect(body).toBe(
+      [
+        '## Recent interactions',
+        '### 2026-11-27 (session s-42)',
+        '- [09:15] user: card declined',
+        '### 2026-11-27 (session s-43)',
+        '- [10:00] user: still declined',
+        '### 20 November, 2026',
+        '- user: hello',
+        '- user: back in the first',
+        '### 20 November, 2026',
+        '- user: another chat',
         '',
       ].join('\n'),
     );

@@ -98,8 +98,10 @@ interface RenderedItem {
   item: ScoredCandidate;
   slot: Slot;
   line: string;
-  /** `### <when> (session <id>)` over history and interaction lines; null elsewhere. */
+  /** The group of a history or interaction line (its session and date); null elsewhere. */
   group: string | null;
+  /** The group's heading (groupOf); null without a group. */
+  heading: string | null;
 }
 
 /** A heading to pay for once: `key` tells apart equal texts in different sections. */
@@ -112,14 +114,14 @@ interface Heading {
  * Headings an item needs: its section's (the current session lives inside
  * `## Recent interactions`) and, for history and interactions, its group's.
  */
-function headingsOf(r: Pick<RenderedItem, 'slot' | 'group'>, sessionHeading: string): Heading[] {
+function headingsOf(r: Pick<RenderedItem, 'slot' | 'group' | 'heading'>, sessionHeading: string): Heading[] {
   if (r.slot === 'current_session') {
     const section = `\n${SECTION_HEADINGS.raw_episode}\n`;
     return [{ key: section, text: section }, { key: sessionHeading, text: sessionHeading }];
   }
   const section = `\n${SECTION_HEADINGS[r.slot]}\n`;
   const out = [{ key: section, text: section }];
-  if (r.group !== null) out.push({ key: `${r.slot}\u0000${r.group}`, text: r.group });
+  if (r.group !== null) out.push({ key: `${r.slot}\u0000${r.group}`, text: r.heading! });
   return out;
 }
 
@@ -129,12 +131,20 @@ function headingsOf(r: Pick<RenderedItem, 'slot' | 'group'>, sessionHeading: str
  * about a third of an average turn's tokens, budget that now carries evidence. The heading shows
  * the client's date label when the episode has one, else the UTC day; without a label each line
  * keeps its time of day (`[10:15]`), which support timelines need.
+ *
+ * The session id is shown only under a UTC day (`### 2026-11-27 (session s-42)`), where it
+ * tells apart the conversations of one day. Under a client's own date label the heading is the
+ * label alone: the label already says which conversation it is, and a 1,000-token LoCoMo bundle
+ * spent 35 of its tokens on ` (session 12)` suffixes (bench/README.md, round 6). Two sessions
+ * with one label keep their own groups, under equal headings; `sessions` and each episode's
+ * `session_id` in the response still name them.
  */
-function groupHeading(item: ContextCandidate): string {
+function groupOf(item: ContextCandidate): { group: string; heading: string } {
   const label = item.date_label ? oneLine(item.date_label).slice(0, MAX_DATE_LABEL_CHARS) : '';
+  const session = item.session_id === null ? '' : oneLine(item.session_id).slice(0, MAX_DATE_LABEL_CHARS);
   const when = label || formatDate(item.created_at).slice(0, 10);
-  const session = item.session_id === null ? '' : ` (session ${oneLine(item.session_id).slice(0, MAX_DATE_LABEL_CHARS)})`;
-  return `### ${when}${session}\n`;
+  const suffix = label || item.session_id === null ? '' : ` (session ${session})`;
+  return { group: `${when}\u0000${item.session_id === null ? '' : `s${session}`}`, heading: `### ${when}${suffix}\n` };
 }
 
 /** A line under a group heading: the heading carries the date, the line at most the time. */
@@ -190,7 +200,7 @@ function assemble(
     }
     let group: string | null = null;
     for (const member of members) {
-      if (member.group !== null && member.group !== group) text += member.group;
+      if (member.group !== null && member.group !== group) text += member.heading!;
       group = member.group;
       text += member.line;
       order.push(member);
@@ -269,8 +279,8 @@ export function packContext(input: PackInput): PackResult {
   const rendered = input.ranked.map((item): RenderedItem => {
     const slot = slotOf(item, currentSessionId);
     return slot !== 'current_session' && isTimeline(item.label)
-      ? { item, slot, line: groupedLine(item), group: groupHeading(item) }
-      : { item, slot, line: renderLine(item), group: null };
+      ? { item, slot, line: groupedLine(item), ...groupOf(item) }
+      : { item, slot, line: renderLine(item), group: null, heading: null };
   });
 
   // The task gets what the items leave, but at least its share of the budget.
