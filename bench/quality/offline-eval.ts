@@ -22,6 +22,7 @@ import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
 import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
+import { candidateSpeakers } from 'src/modules/context/speakers';
 import { arg, DEFAULT_LOCOMO_PATH } from '../common/service';
 import {
   answerTokenRecall,
@@ -86,7 +87,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
         seq: source?.seq,
         date_label: d.kind === 'episode_summary' && source ? source.turn.date : null,
         recorded_at: source ? recordedAt(source.turn.date) : null,
-        speaker: typeof d.metadata.speaker === 'string' ? d.metadata.speaker : null,
+        speakers: candidateSpeakers(d),
       };
     });
   const raw: ContextCandidate[] = episodes.map((e, i) => ({
@@ -100,6 +101,7 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
     seq: i,
     date_label: conv.turns[i].date,
     recorded_at: recordedAt(conv.turns[i].date),
+    speakers: candidateSpeakers(e),
   }));
   return { candidates: [...memories, ...raw], memoryText: new Map(memories.map((m) => [m.id, m.text])) };
 }

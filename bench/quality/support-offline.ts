@@ -16,6 +16,7 @@ import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
 import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
+import { candidateSpeakers } from 'src/modules/context/speakers';
 import { supportConversation, supportCustomers, supportRecall, supportTasks } from './support';
 
 const LABELS = new Set(['profile_fact', 'procedure', 'episode_summary']);
@@ -49,7 +50,7 @@ export function supportCandidates(episodes: Record<string, unknown>[], at: Date)
       seq: seqOf.get(d.source_episode_ids[0]),
       date_label: d.kind === 'episode_summary' ? dateOf(d.source_episode_ids[0]) : null,
       recorded_at: recordedAt(dateOf(d.source_episode_ids[0])),
-      speaker: typeof d.metadata.speaker === 'string' ? d.metadata.speaker : null,
+      speakers: candidateSpeakers(d),
     }));
   const raw: ContextCandidate[] = compiled.map((e, i) => ({
     id: e.id,
@@ -62,6 +63,7 @@ export function supportCandidates(episodes: Record<string, unknown>[], at: Date)
     seq: i,
     date_label: dateOf(e.id),
     recorded_at: recordedAt(dateOf(e.id)),
+    speakers: candidateSpeakers(e),
   }));
   return [...memories, ...raw];
 }

@@ -209,6 +209,24 @@ describe('POST /v1/context', () => {
     expect(factOrder(caroline)).toBeGreaterThan(Math.max(...invoiceOrders(caroline)));
   });
 
+  it('ranks a named person’s own turns above turns that only address them', async () => {
+    const subject = `speakers-${Date.now()}`;
+    const said = (role: string, content: string) => turn(subject, content, { payload: { messages: [{ role, content }] } });
+    await ingest(t, [
+      said('Joanna', 'Nate, look at my new addition to the family: a dog called Max!'),
+      said('Nate', 'Look at my new addition to the family: a dog called Max!'),
+      said('Joanna', 'The weather was lovely today.'),
+    ]);
+    await compile(t, subject);
+    const res = await request(t.http).post('/v1/context/explain').send({ subject_id: subject, task: 'What new addition to the family does Nate have?', max_tokens: 400 }).expect(200);
+    type Explained = { source: string; kind: string; text: string | null; components: { relevance: number } | null };
+    const relevance = (source: string, speaker: string) =>
+      (res.body.candidates as Explained[]).find((c) => c.source === source && c.text!.includes('Max') && c.text!.startsWith(speaker))!.components!.relevance;
+    // Joanna's turn even names Nate; his own is the one about him (the episode and its summary alike).
+    expect(relevance('episode', 'Nate')).toBeGreaterThan(relevance('episode', 'Joanna') + 1);
+    expect(relevance('memory', 'Nate')).toBeGreaterThan(relevance('memory', 'Joanna') + 1);
+  });
+
   it('answers identical requests with identical bundles', async () => {
     const body = { subject_id: 'juno', task: 'What is Juno working on and which plan?', max_tokens: 300, session_id: 's2' };
     const a = await context(t, body);

@@ -21,6 +21,7 @@ import { ContextCandidate, ContextLabel, recordedAt } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { parseAsOf } from 'src/common/db/as-of';
+import { candidateSpeakers } from './speakers';
 
 /**
  * Candidate bounds. 100 full-text hits per table, the neighbours of the best 30 episode hits, the
@@ -262,7 +263,7 @@ function memoryCandidate(m: MemoryCandidateRow, similarity: number | null): Cont
     date_label: m.kind === 'episode_summary' ? m.episode_date : null,
     recorded_at: recordedAt(m.episode_date),
     semantic_similarity: similarity,
-    speaker: typeof m.metadata?.speaker === 'string' ? m.metadata.speaker : null,
+    speakers: candidateSpeakers(m),
   };
 }
 
@@ -279,5 +280,6 @@ function episodeCandidate(e: EpisodeCandidateRow): ContextCandidate {
     seq: Number(e.seq),
     date_label: typeof date === 'string' ? date : null,
     recorded_at: recordedAt(typeof date === 'string' ? date : null),
+    speakers: candidateSpeakers(e),
   };
 }

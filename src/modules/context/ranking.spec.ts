@@ -179,6 +179,32 @@ describe('scoreCandidates', () => {
     expect(plain.get('june')?.signals.relevance).toBeCloseTo(plain.get('july')!.signals.relevance, 1);
   });
 
+  it('matches a named person in the task against who speaks, as a field of its own', () => {
+    const items = [
+      candidate('nate', { text: 'Nate: I just got a new addition to the family, a dog called Max!', speakers: ['Nate'], session_id: 's1', created_at: day(1) }),
+      candidate('joanna', { text: 'Joanna: Nate, my new addition to the family is a dog called Max!', speakers: ['Joanna'], session_id: 's2', created_at: day(2) }),
+      candidate('other', { text: 'Joanna: The weather was lovely today.', speakers: ['Joanna'], session_id: 's3', created_at: day(3) }),
+    ];
+    const byId = new Map(scoreCandidates('What new addition to the family does Nate have?', items, { now: NOW }).map((c) => [c.id, c]));
+    // Both turns name Nate and share the task's words; the one he speaks is about him.
+    expect(byId.get('nate')?.signals.relevance).toBe(5);
+    expect(byId.get('joanna')?.signals.relevance).toBeLessThan(5);
+    expect(byId.get('other')?.signals.relevance).toBe(0);
+    // Without speakers the text alone tells them apart much less.
+    const plain = new Map(scoreCandidates('What new addition to the family does Nate have?', items.map((c) => ({ ...c, speakers: null })), { now: NOW }).map((c) => [c.id, c]));
+    const gap = (m: Map<string, { signals: { relevance: number } }>) => m.get('nate')!.signals.relevance - m.get('joanna')!.signals.relevance;
+    expect(gap(byId)).toBeGreaterThan(gap(plain) + 0.5);
+  });
+
+  it('leaves generic roles out of the speaker field', () => {
+    const items = [
+      candidate('u', { text: 'My card was declined twice.', speakers: ['user'], session_id: 's1', created_at: day(1) }),
+      candidate('a', { text: 'My card was declined twice.', speakers: ['assistant'], session_id: 's2', created_at: day(1) }),
+    ];
+    const scored = scoreCandidates('What did the user say about the card?', items, { now: NOW });
+    expect(scored[0].signals.relevance).toBe(scored[1].signals.relevance);
+  });
+
   it('with word vectors, matches the words nearest to the task’s, below the task’s own words', () => {
     const items = [
       candidate('kick', { text: 'I started kickboxing classes last month.', session_id: 's1', created_at: day(1) }),
@@ -252,11 +278,11 @@ describe('selectCandidates', () => {
   it('gives no standing share to facts the compiler attributed to a named person', () => {
     const episode = candidate('ep', { text: 'Invoice 7731 was charged twice in March', created_at: day(1) });
     const ofCustomer = manyFacts.slice(0, 50);
-    const ofCaroline = ofCustomer.map((c) => ({ ...c, id: `named-${c.id}`, speaker: 'Caroline' }));
+    const ofCaroline = ofCustomer.map((c) => ({ ...c, id: `named-${c.id}`, speakers: ['Caroline'] }));
     const order = (facts: ContextCandidate[]) =>
       head(selectCandidates(scoreCandidates('Why was invoice 7731 charged twice?', [...facts, episode], { now: NOW }), { maxTokens: 200 }), 200);
     // The customer's facts take their standing share ahead of the match; Caroline's come after it.
-    expect(order(ofCustomer.map((c) => ({ ...c, speaker: 'user' })))[0].label).toBe('profile_fact');
+    expect(order(ofCustomer.map((c) => ({ ...c, speakers: ['user'] })))[0].label).toBe('profile_fact');
     expect(order(ofCaroline)[0].id).toBe('ep');
   });
 

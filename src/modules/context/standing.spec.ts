@@ -2,16 +2,16 @@ import { standingReason } from './standing';
 
 describe('standingReason', () => {
   it('holds profile facts of the customer, and those without a speaker', () => {
-    expect(standingReason('profile_fact', 'I prefer email over phone calls.', 'user')).toBe('profile');
-    expect(standingReason('profile_fact', 'We only use the EU region.', 'customer')).toBe('profile');
-    expect(standingReason('profile_fact', 'assistant: Your plan is Enterprise.', 'assistant')).toBe('profile');
+    expect(standingReason('profile_fact', 'I prefer email over phone calls.', ['user'])).toBe('profile');
+    expect(standingReason('profile_fact', 'We only use the EU region.', ['customer'])).toBe('profile');
+    expect(standingReason('profile_fact', 'assistant: Your plan is Enterprise.', ['assistant'])).toBe('profile');
     expect(standingReason('profile_fact', 'Plan: Enterprise, billed yearly')).toBe('profile');
     expect(standingReason('profile_fact', 'Caroline: I am a counselor')).toBe('profile');
   });
 
   it('leaves a fact the compiler attributed to a named person to relevance', () => {
-    expect(standingReason('profile_fact', 'Caroline: I am a counselor', 'Caroline')).toBeNull();
-    expect(standingReason('profile_fact', 'Dr. Jones: I prefer email.', 'Dr. Jones')).toBeNull();
+    expect(standingReason('profile_fact', 'Caroline: I am a counselor', ['Caroline'])).toBeNull();
+    expect(standingReason('profile_fact', 'Dr. Jones: I prefer email.', ['Dr. Jones'])).toBeNull();
   });
 
   it('finds a customer’s own preferences and requirements in support conversations', () => {

@@ -13,6 +13,7 @@
  * customer's requirement, and stays with relevance alone.
  */
 import { classifyRole } from 'src/compiler/speaker-roles';
+import { namedSpeakers } from './speakers';
 
 /** `role: text` at the start of a line; roles are short (a word or two). */
 const SPEAKER_LINE = /^([^:\n]{1,40}):\s*(.*)$/;
@@ -36,7 +37,7 @@ export type StandingReason = 'profile' | 'preference' | 'ticket';
 
 /**
  * Why an item is relevant to any support task, or null. A `profile_fact` is, unless the compiler
- * attributed it to a named person (`speaker`, the role of the message it came from: "Caroline"),
+ * attributed it to a named person (`speakers`: the role of the message it came from, "Caroline"),
  * by the rule above for statements: in a chat between named people a fact is one of many things
  * said, and half of them are about the other speaker, so it competes on relevance like the turn
  * it came from. On LoCoMo, 121 of each 1,000-token bundle's tokens went to such facts, mostly
@@ -46,8 +47,8 @@ export type StandingReason = 'profile' | 'preference' | 'ticket';
  * An episode or summary stands when one of its generic-role lines states a customer preference
  * or carries a ticket reference.
  */
-export function standingReason(label: string, text: string, speaker: string | null = null): StandingReason | null {
-  if (label === 'profile_fact') return speaker !== null && classifyRole(speaker).name !== null ? null : 'profile';
+export function standingReason(label: string, text: string, speakers: readonly string[] | null = null): StandingReason | null {
+  if (label === 'profile_fact') return namedSpeakers(speakers).length > 0 ? null : 'profile';
   if (label !== 'raw_episode' && label !== 'episode_summary') return null;
   let reason: StandingReason | null = null;
   for (const line of text.split('\n', 50)) {
