@@ -98,10 +98,14 @@ interface RenderedItem {
   item: ScoredCandidate;
   slot: Slot;
   line: string;
-  /** The group of a history or interaction line (its session and date); null elsewhere. */
-  group: string | null;
-  /** The group's heading (groupOf); null without a group. */
-  heading: string | null;
+  /** The group of a history or interaction line (groupOf); null elsewhere. */
+  group: TimelineGroup | null;
+}
+
+/** Lines of one session and date: `key` tells groups apart, `heading` is what is written. */
+interface TimelineGroup {
+  key: string;
+  heading: string;
 }
 
 /** A heading to pay for once: `key` tells apart equal texts in different sections. */
@@ -114,14 +118,14 @@ interface Heading {
  * Headings an item needs: its section's (the current session lives inside
  * `## Recent interactions`) and, for history and interactions, its group's.
  */
-function headingsOf(r: Pick<RenderedItem, 'slot' | 'group' | 'heading'>, sessionHeading: string): Heading[] {
+function headingsOf(r: Pick<RenderedItem, 'slot' | 'group'>, sessionHeading: string): Heading[] {
   if (r.slot === 'current_session') {
     const section = `\n${SECTION_HEADINGS.raw_episode}\n`;
     return [{ key: section, text: section }, { key: sessionHeading, text: sessionHeading }];
   }
   const section = `\n${SECTION_HEADINGS[r.slot]}\n`;
   const out = [{ key: section, text: section }];
-  if (r.group !== null) out.push({ key: `${r.slot}\u0000${r.group}`, text: r.heading! });
+  if (r.group !== null) out.push({ key: `${r.slot}\u0000${r.group.key}`, text: r.group.heading });
   return out;
 }
 
@@ -139,12 +143,12 @@ function headingsOf(r: Pick<RenderedItem, 'slot' | 'group' | 'heading'>, session
  * with one label keep their own groups, under equal headings; `sessions` and each episode's
  * `session_id` in the response still name them.
  */
-function groupOf(item: ContextCandidate): { group: string; heading: string } {
+function groupOf(item: ContextCandidate): TimelineGroup {
   const label = item.date_label ? oneLine(item.date_label).slice(0, MAX_DATE_LABEL_CHARS) : '';
   const session = item.session_id === null ? '' : oneLine(item.session_id).slice(0, MAX_DATE_LABEL_CHARS);
   const when = label || formatDate(item.created_at).slice(0, 10);
   const suffix = label || item.session_id === null ? '' : ` (session ${session})`;
-  return { group: `${when}\u0000${item.session_id === null ? '' : `s${session}`}`, heading: `### ${when}${suffix}\n` };
+  return { key: `${when}\u0000${item.session_id === null ? '' : `s${session}`}`, heading: `### ${when}${suffix}\n` };
 }
 
 /** A line under a group heading: the heading carries the date, the line at most the time. */
@@ -200,8 +204,8 @@ function assemble(
     }
     let group: string | null = null;
     for (const member of members) {
-      if (member.group !== null && member.group !== group) text += member.heading!;
-      group = member.group;
+      if (member.group !== null && member.group.key !== group) text += member.group.heading;
+      group = member.group?.key ?? null;
       text += member.line;
       order.push(member);
     }
@@ -215,12 +219,13 @@ function assemble(
  */
 function sortTimeline(members: RenderedItem[]): void {
   members.sort(byTimeThenId);
+  const keyOf = (m: RenderedItem): string | null => m.group?.key ?? null;
   const firstAt = new Map<string | null, number>();
   members.forEach((m, i) => {
-    if (!firstAt.has(m.group)) firstAt.set(m.group, i);
+    if (!firstAt.has(keyOf(m))) firstAt.set(keyOf(m), i);
   });
   const position = new Map(members.map((m, i) => [m, i]));
-  members.sort((a, b) => firstAt.get(a.group)! - firstAt.get(b.group)! || position.get(a)! - position.get(b)!);
+  members.sort((a, b) => firstAt.get(keyOf(a))! - firstAt.get(keyOf(b))! || position.get(a)! - position.get(b)!);
 }
 
 /** `## Task` with the task text, cut (with a marker) to at most `maxTokens`. */
@@ -279,8 +284,8 @@ export function packContext(input: PackInput): PackResult {
   const rendered = input.ranked.map((item): RenderedItem => {
     const slot = slotOf(item, currentSessionId);
     return slot !== 'current_session' && isTimeline(item.label)
-      ? { item, slot, line: groupedLine(item), ...groupOf(item) }
-      : { item, slot, line: renderLine(item), group: null, heading: null };
+      ? { item, slot, line: groupedLine(item), group: groupOf(item) }
+      : { item, slot, line: renderLine(item), group: null };
   });
 
   // The task gets what the items leave, but at least its share of the budget.

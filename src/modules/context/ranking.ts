@@ -53,7 +53,7 @@ export interface ContextCandidate {
    * Roles speaking in the item as the client sent them ("Caroline", "user"; speakers.ts,
    * `candidateSpeakers`): a raw episode's message roles, a summary's `metadata.roles`, the
    * `metadata.speaker` of a fact or procedure. The named ones are a field of the text's score
-   * (`speakerScores`) and keep a fact out of the standing share (standing.ts).
+   * (`fieldScores`) and keep a fact out of the standing share (standing.ts).
    */
   speakers?: readonly string[] | null;
 }

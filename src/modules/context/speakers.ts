@@ -1,7 +1,7 @@
 /**
  * Who speaks in a context item, for ranking: the named people among its roles. A chat between
  * named people ("Caroline", "Melanie") says most of what it knows about a person in that
- * person's own turns, so the speaker is a field of its own (ranking.ts, `speakerScores`); the
+ * person's own turns, so the speaker is a field of its own (ranking.ts, `fieldScores`); the
  * generic roles of a support conversation (`user`, `assistant`) name nobody and are left out,
  * which keeps support ranking as it was. Roles come from the data, never from the text: a
  * raw episode's message roles, a summary's `metadata.roles`, a fact's or procedure's
