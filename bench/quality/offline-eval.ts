@@ -14,15 +14,13 @@
  *   node dist/bench/quality/offline-eval.js [--data path] [--budgets 500,1000,2000] [--by-conversation] [--compare-word-vectors]
  */
 import { countTokens } from 'src/common/text/tokenizer';
-import { episodeText } from 'src/compiler/episode-text';
-import { compileHeuristic } from 'src/compiler/heuristic-compiler';
 import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { StubEmbeddingProvider } from 'src/modules/models/embedding-provider';
 import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
 import { renderLine } from 'src/modules/context/packing';
-import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
-import { candidateSpeakers } from 'src/modules/context/speakers';
+import type { ContextCandidate } from 'src/modules/context/ranking';
+import { compiledCandidates } from './candidates';
 import { arg, DEFAULT_LOCOMO_PATH } from '../common/service';
 import {
   answerTokenRecall,
@@ -38,7 +36,6 @@ import {
 
 type System = 'bm25' | 'ours' | 'no-vectors';
 const DAY_MS = 24 * 3600 * 1000;
-const LABELS = new Set(['profile_fact', 'procedure', 'episode_summary']);
 
 class Tally {
   private readonly sums = new Map<string, { sum: number; n: number }>();
@@ -70,40 +67,9 @@ export function conversationCandidates(conv: Conversation): { candidates: Contex
     metadata: {},
     created_at: t.created_at,
   }));
-  const turnOf = new Map(conv.turns.map((t, i) => [t.id, { turn: t, seq: i }]));
-  const plan = compileHeuristic(episodes, []);
-  const memories: ContextCandidate[] = plan.drafts
-    .filter((d) => d.status === 'active' && LABELS.has(d.kind))
-    .map((d, i) => {
-      const source = turnOf.get(d.source_episode_ids[0]);
-      return {
-        id: `m${i}`,
-        label: d.kind as ContextLabel,
-        text: d.content,
-        created_at: d.valid_from,
-        valid_to: d.valid_to,
-        session_id: d.kind === 'episode_summary' && source ? String(source.turn.session) : null,
-        source_episode_ids: d.source_episode_ids,
-        seq: source?.seq,
-        date_label: d.kind === 'episode_summary' && source ? source.turn.date : null,
-        recorded_at: source ? recordedAt(source.turn.date) : null,
-        speakers: candidateSpeakers(d),
-      };
-    });
-  const raw: ContextCandidate[] = episodes.map((e, i) => ({
-    id: e.id,
-    label: 'raw_episode',
-    text: episodeText(e.payload),
-    created_at: e.created_at,
-    valid_to: null,
-    session_id: e.session_id,
-    source_episode_ids: [e.id],
-    seq: i,
-    date_label: conv.turns[i].date,
-    recorded_at: recordedAt(conv.turns[i].date),
-    speakers: candidateSpeakers(e),
-  }));
-  return { candidates: [...memories, ...raw], memoryText: new Map(memories.map((m) => [m.id, m.text])) };
+  const candidates = compiledCandidates(episodes);
+  const memoryText = new Map(candidates.filter((c) => c.label !== 'raw_episode').map((c) => [c.id, c.text]));
+  return { candidates, memoryText };
 }
 
 function main(): void {

@@ -10,16 +10,13 @@
  *
  * Usage (after `npm run build`): node dist/bench/quality/support-offline.js [--show] [--without-word-vectors]
  */
-import { episodeText } from 'src/compiler/episode-text';
-import { compileHeuristic } from 'src/compiler/heuristic-compiler';
 import type { CompilerEpisode } from 'src/compiler/compiler.types';
 import { wordVectors } from 'src/common/text/word-vectors';
 import { assembleContext } from 'src/modules/context/assemble';
-import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
-import { candidateSpeakers } from 'src/modules/context/speakers';
+import type { ContextCandidate } from 'src/modules/context/ranking';
+import { compiledCandidates } from './candidates';
 import { supportConversation, supportCustomers, supportRecall, supportTasks } from './support';
 
-const LABELS = new Set(['profile_fact', 'procedure', 'episode_summary']);
 const BUDGETS = [300, 800, 4000];
 const KINDS = ['integration', 'reply', 'open-ticket', 'resolved-ticket', 'all'];
 
@@ -34,38 +31,7 @@ export function supportCandidates(episodes: Record<string, unknown>[], at: Date)
     metadata: {},
     created_at: at,
   }));
-  const seqOf = new Map(compiled.map((e, i) => [e.id, i]));
-  const dateOf = (id: string) => (compiled[seqOf.get(id)!].payload as { date: string }).date;
-  const plan = compileHeuristic(compiled, []);
-  const memories: ContextCandidate[] = plan.drafts
-    .filter((d) => d.status === 'active' && LABELS.has(d.kind))
-    .map((d, i) => ({
-      id: `m${i}`,
-      label: d.kind as ContextLabel,
-      text: d.content,
-      created_at: d.valid_from,
-      valid_to: d.valid_to,
-      session_id: d.kind === 'episode_summary' ? (compiled[seqOf.get(d.source_episode_ids[0])!].session_id ?? null) : null,
-      source_episode_ids: d.source_episode_ids,
-      seq: seqOf.get(d.source_episode_ids[0]),
-      date_label: d.kind === 'episode_summary' ? dateOf(d.source_episode_ids[0]) : null,
-      recorded_at: recordedAt(dateOf(d.source_episode_ids[0])),
-      speakers: candidateSpeakers(d),
-    }));
-  const raw: ContextCandidate[] = compiled.map((e, i) => ({
-    id: e.id,
-    label: 'raw_episode',
-    text: episodeText(e.payload),
-    created_at: at,
-    valid_to: null,
-    session_id: e.session_id,
-    source_episode_ids: [e.id],
-    seq: i,
-    date_label: dateOf(e.id),
-    recorded_at: recordedAt(dateOf(e.id)),
-    speakers: candidateSpeakers(e),
-  }));
-  return [...memories, ...raw];
+  return compiledCandidates(compiled);
 }
 
 function main(): void {
