@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import request from 'supertest';
 import { countTokens } from 'src/common/text/tokenizer';
 import { ContextRepository } from 'src/modules/context/context.repository';
@@ -304,6 +305,38 @@ describe('POST /v1/context', () => {
     } finally {
       spy.mockRestore();
     }
+  });
+
+  it('breaks ties in the memory fetch by content and time, never by random ids', async () => {
+    // 150 summaries written by one statement (one created_at), every one an equal text match:
+    // which cross the 100 text hits and the 30 newest must follow from the data alone.
+    await t.ds.query(
+      `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
+       SELECT 'ties', 'episode_summary', 'user: tide chart entry ' || i, now() - make_interval(mins => i), now(), now(), '{}'
+       FROM generate_series(1, 150) AS i`,
+    );
+    const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'ties'`);
+    const idOf = new Map(rows.map((r) => [r.content, r.id]));
+    const entry = (i: number) => idOf.get(`user: tide chart entry ${i}`)!;
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const byHash = [...idOf.keys()].sort((a, b) => (md5(a) < md5(b) ? -1 : 1)).slice(0, 100).map((c) => idOf.get(c)!);
+    const newest = Array.from({ length: 30 }, (_, k) => entry(k + 1));
+    const expected = new Set([...byHash, ...newest]);
+
+    const repo = t.app.get(ContextRepository);
+    const fetched: string[][] = [];
+    const original = repo.memoryCandidates.bind(repo);
+    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
+      const found = await original(...args);
+      fetched.push(found.map((m) => m.id));
+      return found;
+    });
+    try {
+      await context(t, { subject_id: 'ties', task: 'Where is the tide?', max_tokens: 500 });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(new Set(fetched[0])).toEqual(expected);
   });
 });
 

@@ -91,11 +91,12 @@ export function englishTsQuery(words: string): SqlFragment {
 
 /**
  * `(SELECT x.id FROM <table> x WHERE <where> …)`: the ids of the rows matching any of `words`,
- * best `ts_rank` first, ties by id, at most `limit`. `where` refers to the table as `x`. The one
- * ranking rule of full-text candidates, shared by context assembly and semantic search.
+ * best `ts_rank` first, ties by `ties` (an ORDER BY list: MEMORY_TEXT_TIES), at most `limit`.
+ * `where` refers to the table as `x`. The one ranking rule of full-text candidates, shared by
+ * context assembly and semantic search.
  */
-export function bestTextMatchIds(table: 'memories' | 'episodes', where: SqlFragment, words: string, limit: number): SqlFragment {
+export function bestTextMatchIds(table: 'memories' | 'episodes', where: SqlFragment, words: string, limit: number, ties: string): SqlFragment {
   const query = englishTsQuery(words);
   return sql`(SELECT x.id FROM ${raw(table)} x WHERE ${where} AND x.content_tsv @@ ${query}
-    ORDER BY ts_rank(x.content_tsv, ${query}) DESC, x.id LIMIT ${limit})`;
+    ORDER BY ts_rank(x.content_tsv, ${query}) DESC, ${raw(ties)} LIMIT ${limit})`;
 }

@@ -8,7 +8,7 @@ import type { VectorMode } from 'src/db/vector-support';
 import { withClause } from 'src/common/db/as-of';
 import { EPISODE_ROW } from 'src/modules/episodes/episode.entity';
 import type { EpisodeRow } from 'src/modules/episodes/episode.entity';
-import { MEMORY_COLUMNS, MEMORY_ROW } from 'src/modules/memories/memory.entity';
+import { MEMORY_COLUMNS, MEMORY_ROW, MEMORY_TEXT_TIES, MEMORY_TIES } from 'src/modules/memories/memory.entity';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from 'src/modules/memories/memories-as-of.sql';
 
@@ -92,11 +92,11 @@ export class ContextRepository extends TenantScopedRepository {
     return this.scoped(em, scope, MEMORY_CANDIDATE_ROW, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${subjectId} AND x.status = 'active'`;
       const branches: SqlFragment[] = [
-        sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.recent})`,
-        sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, x.id DESC LIMIT ${limits.pinned})`,
+        sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, ${raw(MEMORY_TIES)} LIMIT ${limits.recent})`,
+        sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, ${raw(MEMORY_TIES)} LIMIT ${limits.pinned})`,
       ];
       if (q.tsquery !== null) {
-        branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.text));
+        branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.text, MEMORY_TEXT_TIES));
       }
       if (vectorText !== null && mode === 'pgvector') {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}

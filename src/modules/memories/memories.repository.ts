@@ -11,7 +11,7 @@ import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
 import { MemoryCursor, MemoryPageOptions } from './dto/memory.dto';
 import { columnList, recordsetColumns } from 'src/db/column-types';
-import { MEMORY_COLUMNS, MEMORY_ROW, MemoryEntity } from 'src/modules/memories/memory.entity';
+import { MEMORY_COLUMNS, MEMORY_ROW, MEMORY_TEXT_TIES, MEMORY_TIES, MemoryEntity } from 'src/modules/memories/memory.entity';
 import type { MemoryRow } from 'src/modules/memories/memory.entity';
 import { asOfCtes, asOfWith } from './memories-as-of.sql';
 import type { EpisodeIdMap, RestoreMarks } from 'src/modules/episodes/subject-copy.types';
@@ -377,9 +377,9 @@ export class MemoriesRepository extends TenantScopedRepository {
   ): Promise<SemanticPoolRow[]> {
     return this.scoped(em, scope, SEMANTIC_POOL_ROW, (t) => {
       const base = sql`${t('x')} AND x.subject_id = ${q.subjectId} AND x.status = 'active' ${q.kind ? sql`AND x.kind = ${q.kind}` : raw('')}`;
-      const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, x.id DESC LIMIT ${q.newest})`];
+      const branches = [sql`(SELECT x.id FROM memories x WHERE ${base} ORDER BY x.created_at DESC, ${raw(MEMORY_TIES)} LIMIT ${q.newest})`];
       if (q.tsquery !== null) {
-        branches.push(bestTextMatchIds('memories', base, q.tsquery, q.matches));
+        branches.push(bestTextMatchIds('memories', base, q.tsquery, q.matches, MEMORY_TEXT_TIES));
       }
       return sql`${asOfWith(q.asOf ?? null)} SELECT m.id, m.content, (extract(epoch FROM m.created_at) * 1000)::float8 AS created_ms
         FROM memories m WHERE ${t('m')} AND m.id = ANY(ARRAY(${join(branches, ' UNION ')}))`;
