@@ -2,6 +2,7 @@
  * Text helpers shared by the heuristic compiler's pattern files and the stub embedding.
  * Everything here is pure and bounded: callers pass user text of any size and shape.
  */
+import { oneLine } from 'src/common/text/one-line';
 
 /** Typographic quotes and odd spaces, as chat clients and LLM-written turns emit them. */
 const QUOTE_MAP: Record<string, string> = {
@@ -27,10 +28,8 @@ export function normaliseText(text: string): string {
     .replace(/[ \t\f\v]+/g, ' ');
 }
 
-/** Collapses all whitespace, newlines included, into single spaces. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
+/** Collapses all whitespace, newlines included, into single spaces (one definition for the service). */
+export { oneLine };
 
 /** Cuts `text` to at most `max` characters without splitting a UTF-16 surrogate pair. */
 export function cutChars(text: string, max: number): string {

@@ -4,6 +4,7 @@
  * `max_tokens` (compat.md), whatever the budget, task length or item sizes.
  */
 import { countTokens, truncateToTokens } from 'src/common/text/tokenizer';
+import { oneLine } from 'src/common/text/one-line';
 import { ContextCandidate, ContextLabel, ScoredCandidate, timeOf } from './ranking';
 
 export interface PackInput {
@@ -64,10 +65,6 @@ function slotOf(item: ScoredCandidate, currentSessionId: string | null): Slot {
   return isEpisode && currentSessionId !== null && item.session_id === currentSessionId
     ? 'current_session'
     : item.label;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /** `YYYY-MM-DD HH:MM UTC`, so that temporal questions ("when did …?") can be answered. */

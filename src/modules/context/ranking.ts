@@ -7,8 +7,9 @@
  * fill the bundle with facts unrelated to the task.
  */
 import { analyze } from 'src/common/text/terms';
+import { oneLine } from 'src/common/text/one-line';
 import {
-  bm25Scores,
+  bm25TermScores,
   computeCorpusStats,
   CorpusStats,
   semanticRelevance,
@@ -148,11 +149,14 @@ export function scoreCandidates(
   candidates: readonly ContextCandidate[],
   opts: ScoreOptions,
 ): ScoredCandidate[] {
-  const texts = candidates.map((c) => c.text);
-  const expansion = opts.wordVectors ? neighbourExpansion(analyze(task), texts.map(analyze), opts.wordVectors) : undefined;
-  const textScores = bm25Scores(task, texts, opts.stats, expansion);
-  const dateScores = fieldScores(task, candidates.map((c) => c.date_label ?? ''));
-  const speakerScores = fieldScores(task, candidates.map((c) => namedSpeakers(c.speakers).join(' ')));
+  // Each text analysed once (the analysis cache answers a repeated text): BM25 and the
+  // expansion read the same terms.
+  const taskTerms = analyze(task);
+  const terms = candidates.map((c) => analyze(c.text));
+  const expansion = opts.wordVectors ? neighbourExpansion(taskTerms, terms, opts.wordVectors) : undefined;
+  const textScores = bm25TermScores(taskTerms, terms, opts.stats, expansion);
+  const dateScores = fieldScores(taskTerms, candidates.map((c) => c.date_label ?? ''));
+  const speakerScores = fieldScores(taskTerms, candidates.map((c) => namedSpeakers(c.speakers).join(' ')));
   const ownScores = textScores.map((score, i) => score + dateScores[i] + speakerScores[i]);
   const lexical = withConversationContext(candidates, ownScores);
   const bestLexical = lexical.reduce((best, x) => Math.max(best, x), 0);
@@ -194,12 +198,15 @@ export function scoreCandidates(
  *   2,000 tokens offline, multi-hop most, every conversation up at 1,000 and 2,000; support
  *   conversations name nobody (`user`, `assistant`) and rank as before.
  */
-function fieldScores(task: string, labels: readonly string[]): number[] {
+function fieldScores(taskTerms: readonly string[], labels: readonly string[]): number[] {
   if (labels.every((label) => label === '')) return labels.map(() => 0);
-  // Statistics over every candidate's label (analyze() answers a repeated label from its cache).
-  const stats = computeCorpusStats(labels.map(analyze));
-  const distinct = [...new Set(labels)];
-  const scores = bm25Scores(task, distinct, stats);
+  // Statistics over every candidate's label, each distinct value analysed once with its count.
+  const copies = new Map<string, number>();
+  for (const label of labels) copies.set(label, (copies.get(label) ?? 0) + 1);
+  const distinct = [...copies.keys()];
+  const distinctTerms = distinct.map(analyze);
+  const stats = computeCorpusStats(distinctTerms, [...copies.values()]);
+  const scores = bm25TermScores(taskTerms, distinctTerms, stats);
   const byLabel = new Map(distinct.map((label, i) => [label, scores[i]]));
   return labels.map((label) => byLabel.get(label)!);
 }
@@ -289,8 +296,11 @@ export function dropDuplicates(ranked: readonly ScoredCandidate[]): ScoredCandid
 
 /** Text compared for sameness: case, spacing and closing punctuation do not make a new fact. */
 function sameText(text: string): string {
-  return text.toLowerCase().replace(/\s+/g, ' ').trim().replace(/[.!?…]+$/u, '');
+  const folded = oneLine(text.toLowerCase());
+  return CLOSING_PUNCTUATION.has(folded[folded.length - 1]) ? folded.replace(/[.!?…]+$/u, '') : folded;
 }
+
+const CLOSING_PUNCTUATION: ReadonlySet<string | undefined> = new Set(['.', '!', '?', '…']);
 
 export interface SelectOptions {
   maxTokens: number;

@@ -1,4 +1,5 @@
-import { bm25Scores, computeCorpusStats, CorpusStats, semanticRelevance, textRelevance } from './relevance';
+import { analyze } from 'src/common/text/terms';
+import { bm25Scores, bm25TermScores, computeCorpusStats, CorpusStats, semanticRelevance, textRelevance } from './relevance';
 
 describe('computeCorpusStats', () => {
   it('counts documents, average length and document frequency', () => {
@@ -9,6 +10,40 @@ describe('computeCorpusStats', () => {
     expect(stats.df('a')).toBe(1);
     expect(stats.df('zzz')).toBe(0);
     expect(computeCorpusStats([]).avgDocLength).toBe(0);
+  });
+
+  it('counts a document given with copies as that many documents', () => {
+    const once = computeCorpusStats([['may', '2023'], ['may', '2023'], ['may', '2023'], ['june', '2023'], []]);
+    const copies = computeCorpusStats([['may', '2023'], ['june', '2023'], []], [3, 1, 1]);
+    expect(copies.docCount).toBe(once.docCount);
+    expect(copies.avgDocLength).toBe(once.avgDocLength);
+    for (const term of ['may', 'june', '2023', 'july']) expect(copies.df(term)).toBe(once.df(term));
+  });
+});
+
+describe('bm25TermScores', () => {
+  const docs = [
+    'Caroline went camping with her kids at the lake in June.',
+    'Melanie painted a sunrise over the lake; camping again next month?',
+    'The support group met on Tuesday.',
+    '',
+    'Camping, camping and more camping by the lake.',
+  ].map(analyze);
+
+  it('scores exactly as BM25 with document frequencies counted over every term of the documents', () => {
+    const query = analyze('When did Caroline go camping at the lake?');
+    const expansion = new Map([['kid', 0.2], ['tent', 0.3], ['lake', 0.1]]);
+    // The same documents' full statistics, supplied: the counting pass must give the same figures.
+    expect(bm25TermScores(query, docs, undefined, expansion)).toEqual(bm25TermScores(query, docs, computeCorpusStats(docs), expansion));
+    const scores = bm25TermScores(query, docs, undefined, expansion);
+    expect(scores[3]).toBe(0);
+    expect(scores[2]).toBe(0);
+    expect(scores[0]).toBeGreaterThan(scores[1]);
+  });
+
+  it('is bm25Scores over analysed texts', () => {
+    const texts = ['Refund for order 4521 was approved.', 'The user called about the refund again.', 'Nothing here.'];
+    expect(bm25TermScores(analyze('refund order 4521'), texts.map(analyze))).toEqual(bm25Scores('refund order 4521', texts));
   });
 });
 

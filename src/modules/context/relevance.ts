@@ -19,16 +19,20 @@ export interface CorpusStats {
   df(term: string): number;
 }
 
-export function computeCorpusStats(docs: readonly (readonly string[])[]): CorpusStats {
+export function computeCorpusStats(docs: readonly (readonly string[])[], copies?: readonly number[]): CorpusStats {
   const df = new Map<string, number>();
   let totalLength = 0;
-  for (const terms of docs) {
-    totalLength += terms.length;
-    for (const term of new Set(terms)) df.set(term, (df.get(term) ?? 0) + 1);
-  }
+  let docCount = 0;
+  docs.forEach((terms, i) => {
+    // `copies[i]` documents with these terms: a field value many items share is analysed once.
+    const n = copies?.[i] ?? 1;
+    docCount += n;
+    totalLength += n * terms.length;
+    for (const term of new Set(terms)) df.set(term, (df.get(term) ?? 0) + n);
+  });
   return {
-    docCount: docs.length,
-    avgDocLength: docs.length === 0 ? 0 : totalLength / docs.length,
+    docCount,
+    avgDocLength: docCount === 0 ? 0 : totalLength / docCount,
     df: (term) => df.get(term) ?? 0,
   };
 }
@@ -54,29 +58,72 @@ function idf(stats: CorpusStats, term: string): number {
  * term weighs 1); a term the query has keeps weight 1.
  */
 export function bm25Scores(query: string, docs: readonly string[], stats?: CorpusStats, expansion?: ReadonlyMap<string, number>): number[] {
-  const original = [...new Set(analyze(query))];
-  const docTerms = docs.map(analyze);
-  if (original.length === 0) return docs.map(() => 0);
-  const corpus = stats ?? computeCorpusStats(docTerms);
+  return bm25TermScores(analyze(query), docs.map(analyze), stats, expansion);
+}
+
+/**
+ * `bm25Scores` over texts already analysed (`analyze`): the context path analyses each candidate
+ * once per request and scores its text with the same terms the query expansion reads. Only the
+ * query's terms are counted, in one pass over each document's terms into a reused array, so a
+ * document costs no map or set of its own; without `stats`, document frequencies of those terms
+ * come from the same pass (what `computeCorpusStats` would give for them).
+ */
+export function bm25TermScores(
+  query: readonly string[],
+  docTerms: readonly (readonly string[])[],
+  stats?: CorpusStats,
+  expansion?: ReadonlyMap<string, number>,
+): number[] {
+  const original = [...new Set(query)];
+  if (original.length === 0) return docTerms.map(() => 0);
   const added = [...(expansion ?? [])].filter(([term, weight]) => weight > 0 && !original.includes(term));
   const queryTerms = [...original, ...added.map(([term]) => term)];
+  const slot = new Map(queryTerms.map((term, k) => [term, k]));
+  const q = queryTerms.length;
+
+  let corpus = stats;
+  if (corpus === undefined) {
+    const df = new Int32Array(q);
+    const lastDoc = new Int32Array(q).fill(-1);
+    let totalLength = 0;
+    docTerms.forEach((terms, d) => {
+      totalLength += terms.length;
+      for (const term of terms) {
+        const k = slot.get(term);
+        if (k !== undefined && lastDoc[k] !== d) {
+          lastDoc[k] = d;
+          df[k]++;
+        }
+      }
+    });
+    corpus = {
+      docCount: docTerms.length,
+      avgDocLength: docTerms.length === 0 ? 0 : totalLength / docTerms.length,
+      df: (term) => df[slot.get(term)!],
+    };
+  }
   const weights = [...original.map((term) => idf(corpus, term)), ...added.map(([term, weight]) => weight * idf(corpus, term))];
   const avgLength = corpus.avgDocLength > 0 ? corpus.avgDocLength : 1;
 
+  const tf = new Int32Array(q);
   return docTerms.map((terms) => {
     if (terms.length === 0) return 0;
-    const tf = new Map<string, number>();
-    for (const term of terms) tf.set(term, (tf.get(term) ?? 0) + 1);
+    for (const term of terms) {
+      const k = slot.get(term);
+      if (k !== undefined) tf[k]++;
+    }
     const lengthNorm = 1 - BM25_B + (BM25_B * terms.length) / avgLength;
+    // Summed in query-term order, so that the same inputs give the same floating-point score.
     let score = 0;
-    queryTerms.forEach((term, i) => {
-      const f = tf.get(term);
-      if (f !== undefined) score += (weights[i] * f * (BM25_K1 + 1)) / (f + BM25_K1 * lengthNorm);
-    });
+    for (let k = 0; k < q; k++) {
+      const f = tf[k];
+      if (f === 0) continue;
+      tf[k] = 0;
+      score += (weights[k] * f * (BM25_K1 + 1)) / (f + BM25_K1 * lengthNorm);
+    }
     return score;
   });
 }
-
 export const TEXT_RELEVANCE_MAX = 5;
 export const SEMANTIC_RELEVANCE_MAX = 8;
 
