@@ -133,6 +133,8 @@ async function main(): Promise<void> {
       const ids = conv.turns.map((t) => t.id);
       const contents = conv.turns.map(turnContent);
 
+      // This conversation's own figures, for leave-one-conversation-out checks of a choice.
+      const local = new Tally();
       for (const q of conv.questions) {
         const orders = { recent: recentOrder(conv.turns.length), bm25: bm25Order(q.question, contents) };
         for (const budget of budgets) {
@@ -155,12 +157,14 @@ async function main(): Promise<void> {
           for (const system of SYSTEMS) {
             const r = results[system];
             evidence.add(budget, system, q.category, evidenceRecall(q.evidence, r.ids));
+            local.add(budget, system, q.category, evidenceRecall(q.evidence, r.ids));
             answers.add(budget, system, q.category, answerTokenRecall(q.answer, r.text));
             tokens.add(budget, system, q.category, r.tokens);
           }
         }
       }
-      log(`${conv.sampleId}: ${conv.questions.length} questions × ${budgets.length} budgets asked`);
+      const recall = budgets.map((b) => `${b}: ${(100 * local.mean(b, 'ours', 'all')).toFixed(1)}`).join(', ');
+      log(`${conv.sampleId}: ${conv.questions.length} questions × ${budgets.length} budgets asked; evidence recall (ours) ${recall}`);
     }
 
     const supportTasks: SupportTask[] = await loadSupportSet(api, run);

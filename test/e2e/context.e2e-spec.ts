@@ -338,6 +338,44 @@ describe('POST /v1/context', () => {
     }
     expect(new Set(fetched[0])).toEqual(expected);
   });
+
+  it('deepens the full-text fetch with budgets above 1,000 tokens, bounded at 1,000 hits', async () => {
+    // 1,200 equal text matches, one statement: the text branch takes the first N by content
+    // hash, the newest branch one item per 40 tokens of budget (at least 30).
+    await t.ds.query(
+      `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
+       SELECT 'deep', 'episode_summary', 'user: harbour log line ' || i, now() - make_interval(mins => i), now(), now(), '{}'
+       FROM generate_series(1, 1200) AS i`,
+    );
+    const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'deep'`);
+    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+    const byHash = rows.sort((a, b) => (md5(a.content) < md5(b.content) ? -1 : 1)).map((r) => r.id);
+    const idOf = new Map(rows.map((r) => [r.content, r.id]));
+    const newest = (n: number) => Array.from({ length: n }, (_, k) => idOf.get(`user: harbour log line ${k + 1}`)!);
+
+    const repo = t.app.get(ContextRepository);
+    const fetched: string[][] = [];
+    const original = repo.memoryCandidates.bind(repo);
+    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
+      const found = await original(...args);
+      fetched.push(found.map((m) => m.id));
+      return found;
+    });
+    try {
+      for (const max_tokens of [1000, 2000, 4000]) {
+        const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
+        expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
+      }
+    } finally {
+      spy.mockRestore();
+    }
+    // 1,000 tokens: 100 hits (the default depth) and the 30 newest.
+    expect(new Set(fetched[0])).toEqual(new Set([...byHash.slice(0, 100), ...newest(30)]));
+    // 2,000 tokens: 100 + 3 per 10 tokens above 1,000 = 400 hits, and the 50 newest.
+    expect(new Set(fetched[1])).toEqual(new Set([...byHash.slice(0, 400), ...newest(50)]));
+    // 4,000 tokens: 1,000 hits at most, and the 100 newest.
+    expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(100)]));
+  });
 });
 
 describe('POST /v1/context under tenant isolation', () => {
