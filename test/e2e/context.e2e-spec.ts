@@ -56,6 +56,25 @@ async function insertMemory(t: TestApp, m: { subject: string; kind: string; cont
   return row.id;
 }
 
+/** Ids of what each memory candidate fetch returned, recorded until `restore` (the real fetch runs). */
+function recordMemoryFetches(t: TestApp): { fetched: string[][]; restore: () => void } {
+  const repo = t.app.get(ContextRepository);
+  const fetched: string[][] = [];
+  const original = repo.memoryCandidates.bind(repo);
+  const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
+    const found = await original(...args);
+    fetched.push(found.map((m) => m.id));
+    return found;
+  });
+  return { fetched, restore: () => spy.mockRestore() };
+}
+
+/** Contents in the order the fetch breaks ties among equal text matches (MEMORY_TEXT_TIES). */
+const byContentHash = <T extends { content: string }>(rows: T[]): T[] => {
+  const md5 = (text: string) => createHash('md5').update(text).digest('hex');
+  return [...rows].sort((a, b) => (md5(a.content) < md5(b.content) ? -1 : 1));
+};
+
 const HEADINGS = ['## Task', '## About this user', '## Procedures', '## Recent history', '## Recent interactions'];
 
 describe('POST /v1/context', () => {
@@ -284,26 +303,19 @@ describe('POST /v1/context', () => {
        FROM generate_series(1, 3000) AS i`,
     );
     const needle = await insertMemory(t, { subject: 'big', kind: 'episode_summary', content: 'user: my passport number changed after the renewal', created_at: new Date(Date.now() - 4000 * 60000) });
-    const repo = t.app.get(ContextRepository);
-    const fetched: number[] = [];
-    const original = repo.memoryCandidates.bind(repo);
-    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
-      const rows = await original(...args);
-      fetched.push(rows.length);
-      return rows;
-    });
+    const { fetched, restore } = recordMemoryFetches(t);
     try {
       const b = await context(t, { subject_id: 'big', task: 'What happened with the passport renewal?', max_tokens: 500 });
       expect(b.provenance.summary_ids).toContain(needle);
       expect(b.token_estimate).toBeLessThanOrEqual(500);
       expect(fetched).toHaveLength(1);
       // 100 text hits + 30 newest + 30 facts and procedures + 50 nearest by embedding, at most.
-      expect(fetched[0]).toBeLessThanOrEqual(210);
+      expect(fetched[0].length).toBeLessThanOrEqual(210);
       const common = await context(t, { subject_id: 'big', task: 'weather lunch weekend errands note', max_tokens: 500 });
       expect(common.facts.length).toBeGreaterThan(0);
-      expect(fetched[1]).toBeLessThanOrEqual(210);
+      expect(fetched[1].length).toBeLessThanOrEqual(210);
     } finally {
-      spy.mockRestore();
+      restore();
     }
   });
 
@@ -318,23 +330,15 @@ describe('POST /v1/context', () => {
     const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'ties'`);
     const idOf = new Map(rows.map((r) => [r.content, r.id]));
     const entry = (i: number) => idOf.get(`user: tide chart entry ${i}`)!;
-    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-    const byHash = [...idOf.keys()].sort((a, b) => (md5(a) < md5(b) ? -1 : 1)).slice(0, 100).map((c) => idOf.get(c)!);
+    const byHash = byContentHash(rows).slice(0, 100).map((r) => r.id);
     const newest = Array.from({ length: 30 }, (_, k) => entry(k + 1));
     const expected = new Set([...byHash, ...newest]);
 
-    const repo = t.app.get(ContextRepository);
-    const fetched: string[][] = [];
-    const original = repo.memoryCandidates.bind(repo);
-    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
-      const found = await original(...args);
-      fetched.push(found.map((m) => m.id));
-      return found;
-    });
+    const { fetched, restore } = recordMemoryFetches(t);
     try {
       await context(t, { subject_id: 'ties', task: 'Where is the tide?', max_tokens: 500 });
     } finally {
-      spy.mockRestore();
+      restore();
     }
     expect(new Set(fetched[0])).toEqual(expected);
   });
@@ -348,26 +352,18 @@ describe('POST /v1/context', () => {
        FROM generate_series(1, 1200) AS i`,
     );
     const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'deep'`);
-    const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-    const byHash = rows.sort((a, b) => (md5(a.content) < md5(b.content) ? -1 : 1)).map((r) => r.id);
+    const byHash = byContentHash(rows).map((r) => r.id);
     const idOf = new Map(rows.map((r) => [r.content, r.id]));
     const newest = (n: number) => Array.from({ length: n }, (_, k) => idOf.get(`user: harbour log line ${k + 1}`)!);
 
-    const repo = t.app.get(ContextRepository);
-    const fetched: string[][] = [];
-    const original = repo.memoryCandidates.bind(repo);
-    const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
-      const found = await original(...args);
-      fetched.push(found.map((m) => m.id));
-      return found;
-    });
+    const { fetched, restore } = recordMemoryFetches(t);
     try {
       for (const max_tokens of [1000, 2000, 4000]) {
         const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
         expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
       }
     } finally {
-      spy.mockRestore();
+      restore();
     }
     // 1,000 tokens: 100 hits (the default depth) and the 30 newest.
     expect(new Set(fetched[0])).toEqual(new Set([...byHash.slice(0, 100), ...newest(30)]));
