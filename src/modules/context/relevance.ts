@@ -99,7 +99,10 @@ export function bm25TermScores(
     corpus = {
       docCount: docTerms.length,
       avgDocLength: docTerms.length === 0 ? 0 : totalLength / docTerms.length,
-      df: (term) => df[slot.get(term)!],
+      df: (term) => {
+        const k = slot.get(term);
+        return k === undefined ? 0 : df[k];
+      },
     };
   }
   const weights = [...original.map((term) => idf(corpus, term)), ...added.map(([term, weight]) => weight * idf(corpus, term))];
