@@ -69,11 +69,25 @@ function recordMemoryFetches(t: TestApp): { fetched: string[][]; restore: () => 
   return { fetched, restore: () => spy.mockRestore() };
 }
 
-/** Contents in the order the fetch breaks ties among equal text matches (MEMORY_TEXT_TIES). */
-const byContentHash = <T extends { content: string }>(rows: T[]): T[] => {
+/**
+ * `count` summaries `user: <phrase> <i>` written by one statement (one created_at; `valid_from`
+ * i minutes ago), every one an equal text match for the phrase's words. Answers their ids in the
+ * order the fetch breaks ties among equal matches (MEMORY_TEXT_TIES: content hash) and the ids of
+ * the `n` newest by `valid_from` (MEMORY_TIES).
+ */
+async function insertEqualMatches(t: TestApp, subject: string, phrase: string, count: number): Promise<{ byHash: string[]; newest: (n: number) => string[] }> {
+  await t.ds.query(
+    `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
+     SELECT $1, 'episode_summary', 'user: ' || $2 || ' ' || i, now() - make_interval(mins => i), now(), now(), '{}'
+     FROM generate_series(1, $3::int) AS i`,
+    [subject, phrase, count],
+  );
+  const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = $1`, [subject]);
   const md5 = (text: string) => createHash('md5').update(text).digest('hex');
-  return [...rows].sort((a, b) => (md5(a.content) < md5(b.content) ? -1 : 1));
-};
+  const byHash = [...rows].sort((a, b) => (md5(a.content) < md5(b.content) ? -1 : 1)).map((r) => r.id);
+  const idOf = new Map(rows.map((r) => [r.content, r.id]));
+  return { byHash, newest: (n) => Array.from({ length: n }, (_, k) => idOf.get(`user: ${phrase} ${k + 1}`)!) };
+}
 
 const HEADINGS = ['## Task', '## About this user', '## Procedures', '## Recent history', '## Recent interactions'];
 
@@ -320,19 +334,10 @@ describe('POST /v1/context', () => {
   });
 
   it('breaks ties in the memory fetch by content and time, never by random ids', async () => {
-    // 150 summaries written by one statement (one created_at), every one an equal text match:
-    // which cross the 100 text hits and the 30 newest must follow from the data alone.
-    await t.ds.query(
-      `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
-       SELECT 'ties', 'episode_summary', 'user: tide chart entry ' || i, now() - make_interval(mins => i), now(), now(), '{}'
-       FROM generate_series(1, 150) AS i`,
-    );
-    const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'ties'`);
-    const idOf = new Map(rows.map((r) => [r.content, r.id]));
-    const entry = (i: number) => idOf.get(`user: tide chart entry ${i}`)!;
-    const byHash = byContentHash(rows).slice(0, 100).map((r) => r.id);
-    const newest = Array.from({ length: 30 }, (_, k) => entry(k + 1));
-    const expected = new Set([...byHash, ...newest]);
+    // 150 equal text matches written by one statement: which cross the 100 text hits and the 30
+    // newest must follow from the data alone.
+    const { byHash, newest } = await insertEqualMatches(t, 'ties', 'tide chart entry', 150);
+    const expected = new Set([...byHash.slice(0, 100), ...newest(30)]);
 
     const { fetched, restore } = recordMemoryFetches(t);
     try {
@@ -344,17 +349,9 @@ describe('POST /v1/context', () => {
   });
 
   it('deepens the full-text fetch with budgets above 1,000 tokens, bounded at 1,000 hits', async () => {
-    // 1,200 equal text matches, one statement: the text branch takes the first N by content
-    // hash, the newest branch one item per 40 tokens of budget (at least 30).
-    await t.ds.query(
-      `INSERT INTO memories (subject_id, kind, content, valid_from, created_at, updated_at, source_episode_ids)
-       SELECT 'deep', 'episode_summary', 'user: harbour log line ' || i, now() - make_interval(mins => i), now(), now(), '{}'
-       FROM generate_series(1, 1200) AS i`,
-    );
-    const rows: { id: string; content: string }[] = await t.ds.query(`SELECT id, content FROM memories WHERE subject_id = 'deep'`);
-    const byHash = byContentHash(rows).map((r) => r.id);
-    const idOf = new Map(rows.map((r) => [r.content, r.id]));
-    const newest = (n: number) => Array.from({ length: n }, (_, k) => idOf.get(`user: harbour log line ${k + 1}`)!);
+    // 1,200 equal text matches: the text branch takes the first N by content hash, the newest
+    // branch one item per 40 tokens of budget (at least 30).
+    const { byHash, newest } = await insertEqualMatches(t, 'deep', 'harbour log line', 1200);
 
     const { fetched, restore } = recordMemoryFetches(t);
     try {
