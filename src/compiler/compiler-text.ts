@@ -28,9 +28,6 @@ export function normaliseText(text: string): string {
     .replace(/[ \t\f\v]+/g, ' ');
 }
 
-/** Collapses all whitespace, newlines included, into single spaces (one definition for the service). */
-export { oneLine };
-
 /** Cuts `text` to at most `max` characters without splitting a UTF-16 surrogate pair. */
 export function cutChars(text: string, max: number): string {
   if (text.length <= max) return text;

@@ -2,7 +2,8 @@
  * Extractive episode summaries: the first meaningful message as `role: text` (existing
  * clients rely on that opening), followed by the most telling later messages, within a budget.
  */
-import { oneLine, splitSentences, truncateAtWord } from './compiler-text';
+import { oneLine } from 'src/common/text/one-line';
+import { splitSentences, truncateAtWord } from './compiler-text';
 import type { Side } from './speaker-roles';
 
 export interface SummaryMessage {

@@ -3,7 +3,8 @@
  * step lists and "first … then …" how-tos from either side, and the agent's suggestions that
  * the customer confirmed fixed their problem.
  */
-import { keyPhrase, oneLine, truncateAtWord } from './compiler-text';
+import { oneLine } from 'src/common/text/one-line';
+import { keyPhrase, truncateAtWord } from './compiler-text';
 
 export interface ProcedureMatch {
   content: string;

@@ -8,7 +8,8 @@
  * The newer `valid_from` wins: restated memories that are older are superseded by the new one;
  * if one is newer, the new memory is older news and is stored already superseded by it.
  */
-import { comparable, normaliseText, oneLine, splitSentences, truncateAtWord } from './compiler-text';
+import { oneLine } from 'src/common/text/one-line';
+import { comparable, normaliseText, splitSentences, truncateAtWord } from './compiler-text';
 import { extractFacts } from './fact-patterns';
 import type { MemoryKind } from './memory-kinds';
 
