@@ -43,8 +43,9 @@ export function compiledCandidates(episodes: readonly CompilerEpisode[]): Contex
         speakers: candidateSpeakers(d),
       };
     });
-  const raw = episodes.map(
-    (e, seq): ContextCandidate => ({
+  const raw = episodes.map((e, seq): ContextCandidate => {
+    const date = dateLabel(e);
+    return {
       id: e.id,
       label: 'raw_episode',
       text: episodeText(e.payload),
@@ -53,10 +54,10 @@ export function compiledCandidates(episodes: readonly CompilerEpisode[]): Contex
       session_id: e.session_id,
       source_episode_ids: [e.id],
       seq,
-      date_label: dateLabel(e),
-      recorded_at: recordedAt(dateLabel(e)),
+      date_label: date,
+      recorded_at: recordedAt(date),
       speakers: candidateSpeakers(e),
-    }),
-  );
+    };
+  });
   return [...memories, ...raw];
 }

@@ -156,8 +156,9 @@ async function main(): Promise<void> {
           };
           for (const system of SYSTEMS) {
             const r = results[system];
-            evidence.add(budget, system, q.category, evidenceRecall(q.evidence, r.ids));
-            local.add(budget, system, q.category, evidenceRecall(q.evidence, r.ids));
+            const recall = evidenceRecall(q.evidence, r.ids);
+            evidence.add(budget, system, q.category, recall);
+            local.add(budget, system, q.category, recall);
             answers.add(budget, system, q.category, answerTokenRecall(q.answer, r.text));
             tokens.add(budget, system, q.category, r.tokens);
           }

@@ -47,7 +47,7 @@ const MAX_RECENT = 400;
  * and a larger bundle reaches deeper into that order: on LoCoMo, evidence recall at 2,000 tokens
  * rose from 86.1% with 100 hits to 86.8 / 87.2 / 87.5 / 87.5% with 300 / 350 / 400 / 500
  * (bench/README.md, round 8; chosen leave-one-conversation-out). At or below 1,000 tokens the
- * fetch is unchanged: 200 hits there gained a point of recall at +30% latency, which the
+ * fetch is unchanged: 200 hits there gained a point of recall at +25% p50, which the
  * default budget's latency target does not allow.
  */
 const DEFAULT_DEPTH_TOKENS = 1_000;
