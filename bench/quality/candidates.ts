@@ -8,10 +8,8 @@
 import { episodeText } from 'src/compiler/episode-text';
 import { compileHeuristic } from 'src/compiler/heuristic-compiler';
 import type { CompilerEpisode } from 'src/compiler/compiler.types';
-import { ContextCandidate, ContextLabel, recordedAt } from 'src/modules/context/ranking';
+import { ContextCandidate, ContextLabel, MEMORY_LABELS, recordedAt } from 'src/modules/context/ranking';
 import { candidateSpeakers } from 'src/modules/context/speakers';
-
-const LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'procedure', 'episode_summary']);
 
 /** The client's date label of an episode, as the service reads it: `payload.date` when a string. */
 function dateLabel(e: CompilerEpisode): string | null {
@@ -24,7 +22,7 @@ export function compiledCandidates(episodes: readonly CompilerEpisode[]): Contex
   const placed = new Map(episodes.map((e, seq) => [e.id, { episode: e, seq }]));
   const plan = compileHeuristic([...episodes], []);
   const memories = plan.drafts
-    .filter((d) => d.status === 'active' && LABELS.has(d.kind))
+    .filter((d) => d.status === 'active' && MEMORY_LABELS.has(d.kind))
     .map((d, i): ContextCandidate => {
       const source = placed.get(d.source_episode_ids[0]);
       const date = source ? dateLabel(source.episode) : null;

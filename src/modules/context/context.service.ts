@@ -17,7 +17,7 @@ import { ContextExplanationDto } from './dto/context-explain.dto';
 import { explainAssembly } from './explain';
 import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
-import { ContextCandidate, ContextLabel, recordedAt } from './ranking';
+import { ContextCandidate, ContextLabel, MEMORY_LABELS, recordedAt } from './ranking';
 import { anyWordTsQuery } from 'src/common/text/terms';
 import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { parseAsOf } from 'src/common/db/as-of';
@@ -64,11 +64,6 @@ function limitsFor(maxTokens: number): CandidateLimits {
 /** Words of a task that fetch full-text candidates (see queryTerms). */
 const MAX_QUERY_TERMS = 16;
 
-/**
- * Memory kinds outside the contract's ranking labels (`artifact_ref`) have no section in the
- * bundle and no kind priority: they are not candidates.
- */
-const LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'procedure', 'episode_summary']);
 
 /**
  * POST /v1/context: bounded candidates from SQL, scored by the contract's composite score
@@ -191,7 +186,7 @@ export class ContextService implements OnModuleInit {
       return { fetchedMemories: fetched, memoryRows: this.receipts.filter(gov, fetched), episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query) };
     });
     const candidates = [
-      ...memoryRows.filter((m) => LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
+      ...memoryRows.filter((m) => MEMORY_LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
     ];
     const vectors = this.wordVectors();

@@ -64,6 +64,12 @@ export interface ScoredCandidate extends ContextCandidate {
   signals: { kind: number; recency: number; relevance: number; validity: number };
 }
 
+/**
+ * Memory kinds outside the contract's ranking labels (`artifact_ref`) have no section in the
+ * bundle and no kind priority: they are not candidates.
+ */
+export const MEMORY_LABELS: ReadonlySet<string> = new Set<ContextLabel>(['profile_fact', 'procedure', 'episode_summary']);
+
 export const KIND_PRIORITY: Readonly<Record<ContextLabel, number>> = {
   profile_fact: 10,
   procedure: 8,
