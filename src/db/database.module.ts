@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { APP_CONFIG, AppConfig } from 'src/config/app-config';
 import { openDatabase } from './data-source';
 import { DATABASE, VECTOR_MODE } from './database.tokens';
-import { EmbeddedAutovacuum } from './embedded-autovacuum';
+import { StatisticsUpkeep } from './statistics-upkeep';
 import type { Database } from './data-source';
 import { readStatus, upgrade } from './migration-runner';
 import { ReadRouter } from './read-replicas';
@@ -66,7 +66,7 @@ async function startDatabase(config: AppConfig): Promise<Database> {
         return router;
       },
     },
-    EmbeddedAutovacuum,
+    StatisticsUpkeep,
   ],
   exports: [DATABASE, DataSource, VECTOR_MODE, ReadRouter],
 })

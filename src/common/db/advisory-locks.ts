@@ -28,6 +28,8 @@ export enum AdvisoryLock {
   SnapshotsCleanup = 'snapshots-cleanup',
   /** Expired rate-limit windows are deleted. */
   RateLimitCleanup = 'rate-limit-cleanup',
+  /** Tables past autovacuum's thresholds are analysed, on a server whose autovacuum is off (statistics-upkeep.ts). */
+  TableStatistics = 'table-statistics',
 }
 
 /** The migration lock's key since 0.1: see above, never change it. */

@@ -10,7 +10,7 @@ export interface PollingLoopOptions {
  * The service's one scheduler: every piece of background work in a process is a PollingLoop —
  * the queue workers (compile jobs, webhook deliveries) and the periodic maintenance tasks
  * (`PollingLoop.every`: orphaned jobs, retentions, cleanups, health-mark sweep, embedding
- * backfill, embedded autovacuum). A round runs, then the loop sleeps `pollMs` unless the round
+ * backfill, table statistics upkeep). A round runs, then the loop sleeps `pollMs` unless the round
  * says more work is due, and stops promptly on shutdown, so rounds never overlap. A round that
  * throws is usually the database being down: it is logged once, not once per poll, and the loop
  * keeps polling until a round succeeds again. Work that tests or the CLI also start directly
