@@ -22,6 +22,7 @@ import { ReceiptBodyText1700000000020 } from '../../migrations/0020_receipt_body
 import { TypeormSchema1700000000021 } from '../../migrations/0021_typeorm_schema';
 import { HealthHistory1700000000022 } from '../../migrations/0022_health_history';
 import { ReceiptBodyLz41700000000023 } from '../../migrations/0023_receipt_body_lz4';
+import { ReceiptEntriesPacked1700000000024 } from '../../migrations/0024_receipt_entries_packed';
 
 export interface Revision extends MigrationInterface {
   readonly revision: string;
@@ -52,12 +53,15 @@ export const MIGRATIONS: readonly (new () => Revision)[] = [
   TypeormSchema1700000000021,
   HealthHistory1700000000022,
   ReceiptBodyLz41700000000023,
+  ReceiptEntriesPacked1700000000024,
 ];
 
-export const EXPECTED_HEAD = '0023_receipt_body_lz4';
+export const EXPECTED_HEAD = '0024_receipt_entries_packed';
 /**
- * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1): every
- * health recomputation appends to health_history, which 0022 creates. (0018 only adds row-level
- * security policies, which this version satisfies and can do without.)
+ * Oldest schema revision this app version runs on (contract "Versioning" table, 0.6.1): it
+ * stores receipt bodies with their entries packed, which only 0024's downgrade turns back into
+ * what an older version reads (so a rollback must pass through it); every health recomputation
+ * appends to health_history (0022). (0018 only adds row-level security policies, which this
+ * version satisfies and can do without.)
  */
-export const MINIMUM_COMPATIBLE = '0022_health_history';
+export const MINIMUM_COMPATIBLE = '0024_receipt_entries_packed';

@@ -1,6 +1,7 @@
 import { downgrade, upgrade } from 'src/db/migration-runner';
 import { episodeEntry, memoryEntry, ReceiptBody } from 'src/modules/receipts/receipt-body';
 import { sign, verify } from 'src/modules/receipts/signing';
+import { servedBody, storedText } from 'src/modules/receipts/stored-body';
 import { useScratchDb } from '../support/scratch-db';
 
 /**
@@ -104,5 +105,41 @@ describe('migration 0023: receipt bodies compressed with lz4 where the server ha
     await downgrade(scratch.ds, '0022_health_history');
     expect(await bodyColumn(scratch.ds)).toEqual({ storage: 'e', compression: '' });
     expect((await scratch.ds.query(`SELECT count(*)::int AS n FROM receipts`))[0].n).toBe(2);
+  });
+});
+
+describe('migration 0024: receipt entries stored packed', () => {
+  const scratch = useScratchDb();
+
+  it('reads bodies from before it and packed ones alike, and a downgrade turns packed entries back into objects that still verify', async () => {
+    await upgrade(scratch.ds, '0023_receipt_body_lz4');
+    const insert = (id: string, text: string, created: string) =>
+      scratch.ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body, created_at) VALUES ($1, 'acme', 'ada', 'retrieval', $2, $3)`, [id, text, created]);
+    const before = signedBody('01JDZ00000000000000000000D');
+    await insert(before.receipt_id, JSON.stringify(before), before.created_at);
+    await upgrade(scratch.ds, 'head');
+    const after = signedBody('01JDZ00000000000000000000E');
+    await insert(after.receipt_id, storedText(after), after.created_at);
+
+    const read = async () => (await scratch.ds.query(`SELECT body FROM receipts ORDER BY id`)).map((r: { body: string }) => r.body) as string[];
+    const [oldText, packedText] = await read();
+    expect(Array.isArray(JSON.parse(oldText).selected_entries)).toBe(true);
+    expect(JSON.parse(packedText).selected_entries.columns).toEqual(Object.keys(after.selected_entries[0]));
+    for (const [text, body] of [[oldText, before], [packedText, after]] as const) {
+      expect(servedBody(text)).toEqual(body);
+      expect(verify(servedBody(text) as unknown as Record<string, unknown>, KEYS)).toMatchObject({ valid: true, reason: 'ok' });
+    }
+
+    await downgrade(scratch.ds, '0023_receipt_body_lz4');
+    const unpacked = await read();
+    for (const [text, body] of [[unpacked[0], before], [unpacked[1], after]] as const) {
+      // What a version before 0024 does with a stored body: parse it, and verify it as it is.
+      const stored = JSON.parse(text) as ReceiptBody;
+      expect(stored).toEqual(body);
+      expect(verify(stored as unknown as Record<string, unknown>, KEYS)).toMatchObject({ valid: true, reason: 'ok' });
+    }
+    // The rewrite lifted the immutability trigger only for itself.
+    await expect(scratch.ds.query(`UPDATE receipts SET body = '{}' WHERE id = $1`, [after.receipt_id])).rejects.toThrow(/immutable/);
+    await upgrade(scratch.ds, 'head');
   });
 });

@@ -108,6 +108,25 @@ describe('receipts in exports, imports and snapshots', () => {
     expect(n).toBe(2);
   });
 
+  it('imports packed and treats a copy stored before migration 0024 (entries as objects) as the same receipt', async () => {
+    const doc = await exportText('ada', 'acme');
+    const held = JSON.parse(doc).receipts[0].receipt;
+    // A copy the tenant held from before 0024: the served body as it was stored then.
+    await t.ds.query(`INSERT INTO receipts (id, tenant_id, subject_id, mode, body, created_at) VALUES ($1, 'umbrella', 'ada-copy', 'retrieval', $2, $3)`, [
+      held.receipt_id,
+      JSON.stringify(held),
+      held.created_at,
+    ]);
+    const res = await importDoc(doc, { target_tenant_id: 'umbrella', target_subject_id: 'ada-copy', preserve_ids: false }).expect(200);
+    expect(res.body.receipts_imported).toBe(1);
+    const rows: { id: string; body: string }[] = await t.ds.query(`SELECT id, body FROM receipts WHERE tenant_id = 'umbrella' ORDER BY id`);
+    expect(rows).toHaveLength(2);
+    const added = rows.find((r) => r.id !== held.receipt_id)!;
+    expect(Array.isArray(JSON.parse(added.body).selected_entries.rows)).toBe(true);
+    for (const r of rows) expect(await verdictOf('umbrella', r.id)).toMatchObject({ valid: true, reason: 'ok' });
+    expect(await bodyOf('umbrella', held.receipt_id)).toEqual(held);
+  });
+
   it('refuses an id the tenant holds with another body (409, nothing written), and a tampered receipts list (400)', async () => {
     const original = JSON.parse(await exportText('ada', 'acme'));
     // A consistent receipts checksum, so the conflict itself is what is refused.

@@ -36,6 +36,7 @@ import type { EpisodeExportRow } from 'src/modules/episodes/episode.entity';
 import type { MemoryExportRow } from 'src/modules/memories/memory.entity';
 import { normaliseLabels } from 'src/modules/memories/sensitivity-labels';
 import type { ReceiptExportRow } from 'src/modules/receipts/receipt.entity';
+import { servedBody } from 'src/modules/receipts/stored-body';
 import { parseLossless, PyFloat, pythonJson, sha256Hex } from './python-json';
 
 export const EXPORT_FORMAT_VERSION = '1.0';
@@ -129,9 +130,12 @@ export function toMemoryItem(row: MemoryExportRow): MemoryItem {
   return { ...row, metadata: parseLossless(row.metadata) as JsonObject };
 }
 
-/** A receipt as the document holds it: the holding row's tenant and the stored body (signed text, plain JSON). */
+/**
+ * A receipt as the document holds it: the holding row's tenant and the body as served and signed
+ * (plain JSON; the entries unpacked from their stored form, so any verifier reads it as is).
+ */
 export function toReceiptItem(row: ReceiptExportRow): ReceiptItem {
-  return { tenant_id: row.tenant_id, receipt: JSON.parse(row.body) as JsonObject };
+  return { tenant_id: row.tenant_id, receipt: servedBody(row.body) as unknown as JsonObject };
 }
 
 // ---------------------------------------------------------------------------------------------

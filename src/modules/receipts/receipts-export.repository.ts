@@ -7,6 +7,7 @@ import { raw, sql } from 'src/common/db/sql';
 import { byStoredTenant, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import { RECEIPT_EXPORT_ROW, type ReceiptExportRow } from 'src/modules/receipts/receipt.entity';
+import { servedBody, storedText } from './stored-body';
 
 /**
  * Where an export page of receipts ended: the last row's id and holding tenant ('' for none).
@@ -65,11 +66,19 @@ export class ReceiptsExportRepository extends TenantScopedRepository {
     let added = 0;
     for (const [tenantId, group] of byStoredTenant(rows)) {
       for (let i = 0; i < group.length; i += INSERT_CHUNK) {
-        const chunk = JSON.stringify(group.slice(i, i + INSERT_CHUNK).map((r) => ({ id: r.id, body: r.body })));
+        // Stored as every receipt is (stored-body.ts); compared with both forms, as a copy the
+        // tenant already holds may predate migration 0024 and keep its entries unpacked.
+        const chunk = JSON.stringify(
+          group.slice(i, i + INSERT_CHUNK).map((r) => {
+            const served = servedBody(r.body);
+            return { id: r.id, body: storedText(served), served: JSON.stringify(served) };
+          }),
+        );
         const clashes = await this.scoped(em, TenantScope.ofStored(tenantId), ID_ROW, (t) => sql`
           SELECT DISTINCT r.id FROM receipts r
-          JOIN jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text) ON r.id = i.id
-          WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar AND r.body::jsonb <> i.body::jsonb
+          JOIN jsonb_to_recordset(${chunk}::jsonb) AS i(id varchar, body text, served text) ON r.id = i.id
+          WHERE ${t('r')} AND r.tenant_id IS NOT DISTINCT FROM ${tenantId}::varchar
+            AND r.body::jsonb <> i.body::jsonb AND r.body::jsonb <> i.served::jsonb
           ORDER BY r.id`);
         if (clashes.length > 0) {
           throw new AppError(

@@ -5,9 +5,10 @@ import { raw, sql } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { ReceiptBody } from './receipt-body';
+import { servedBody, storedText } from './stored-body';
 
-/** A stored body: JSON text, or jsonb already parsed by the driver on a schema before migration 0020 (parseBody). */
-type StoredBody = string | ReceiptBody;
+/** A stored body: JSON text, or jsonb already parsed by the driver on a schema before migration 0020 (servedBody). */
+type StoredBody = string | object;
 const BODY_ROW = rowOf<{ body: StoredBody }>({ body: true });
 /** A listing row: the body, and whether it fits the page's byte budget. */
 const LISTED_ROW = rowOf<{ id: string; body: StoredBody; fits: boolean }>({ id: true, body: true, fits: true });
@@ -19,11 +20,7 @@ export interface ReceiptListQuery {
   /** Keyset: only receipts with a smaller id (ULIDs sort by creation time). */
   beforeId?: string;
   limit: number;
-  /**
-   * Stop adding bodies once this many bytes of body text are on the page (the first always fits).
-   * octet_length, the text's own length: pg_column_size is what the table stores, a quarter of it
-   * under lz4 (migration 0023), which let a page carry four times its budget.
-   */
+  /** Stop adding bodies once this many bytes of stored text are on the page (the first always fits; octet_length, not the compressed size). */
   maxBytes: number;
 }
 
@@ -36,15 +33,15 @@ export class ReceiptsRepository extends TenantScopedRepository {
   protected readonly table = 'receipts';
 
   /**
-   * The body goes in as JSON text, unparsed and uncompressed (migration 0020): the database
-   * never looks inside it, and parsing it into jsonb and compressing it was most of what a
-   * receipt cost the context path. `asyncCommit` (setting RECEIPT_ASYNC_COMMIT, only for a
+   * The body goes in as JSON text, unparsed (migration 0020), its entries packed (migration 0024,
+   * stored-body.ts): the database never looks inside it, and every byte of it costs the context
+   * path (parsing it into jsonb was most of what a receipt cost, then its size). `asyncCommit` (setting RECEIPT_ASYNC_COMMIT, only for a
    * statement that commits by itself) sets `synchronous_commit = off` for this one transaction
    * from inside the statement, so it costs no extra round trip: the answer does not wait for
    * the disk flush of the receipt's WAL (docs/governance.md "Durability of receipts").
    */
   async insert(em: DbHandle, scope: TenantScope, body: ReceiptBody, opts: { asyncCommit?: boolean } = {}): Promise<void> {
-    const text = JSON.stringify(body);
+    const text = storedText(body);
     await this.stamped(em, scope, NO_ROWS, (tenantId) =>
       opts.asyncCommit
         ? sql`
@@ -64,7 +61,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
    */
   async find(em: DbHandle, scope: TenantScope, id: string): Promise<ReceiptBody | null> {
     const rows = await this.scoped(em, scope, BODY_ROW, (t) => sql`SELECT body FROM receipts WHERE ${t()} AND id = ${id} LIMIT 1`);
-    return rows.length === 0 ? null : parseBody(rows[0].body);
+    return rows.length === 0 ? null : servedBody(rows[0].body);
   }
 
   /** Newest first, each id once (copies held by other subjects share it); `more` tells whether rows beyond the page exist. */
@@ -85,7 +82,7 @@ export class ReceiptsRepository extends TenantScopedRepository {
       ) sized
       ORDER BY id DESC`);
     const page = rows.slice(0, q.limit).filter((r) => r.fits);
-    return { bodies: page.map((r) => parseBody(r.body)), more: rows.length > page.length };
+    return { bodies: page.map((r) => servedBody(r.body)), more: rows.length > page.length };
   }
 
   async deleteSubject(em: DbHandle, scope: AnyScope, subjectId: string): Promise<number> {
@@ -121,12 +118,4 @@ export class ReceiptsRepository extends TenantScopedRepository {
     const [row] = await this.scoped(em, scope, COUNT, (t) => sql`SELECT count(*)::int AS n FROM receipts WHERE ${t()} AND tenant_id IS NULL`);
     return row.n;
   }
-}
-
-/**
- * A stored body: JSON text since migration 0020; a schema not yet migrated still answers jsonb,
- * which the driver has already parsed (MINIMUM_COMPATIBLE is older than 0020).
- */
-function parseBody(stored: StoredBody): ReceiptBody {
-  return typeof stored === 'string' ? (JSON.parse(stored) as ReceiptBody) : stored;
 }

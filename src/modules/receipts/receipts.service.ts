@@ -71,8 +71,12 @@ export interface DeletionReceipt {
   algorithm: string | null;
 }
 
-/** Bytes of receipt bodies one list page carries at most (each body holds its policy snapshot). */
-const LIST_MAX_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of stored body text one list page carries at most (each body holds its policy snapshot).
+ * Served with their entries unpacked, bodies are about twice their stored text: a page stays
+ * near 4 MB of JSON under the service's heap cap.
+ */
+const LIST_MAX_BYTES = 2 * 1024 * 1024;
 
 
 @Injectable()
