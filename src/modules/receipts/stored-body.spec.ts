@@ -53,13 +53,14 @@ describe('stored receipt bodies (migration 0024)', () => {
     expect(canonicalize(read)).toBe(canonicalize(original));
   });
 
-  it('stores entries that do not all share the same keys, and an empty list, as they came', () => {
+  it('stores entries that do not all share the same keys, an undefined value, and an empty list, as they came', () => {
     const uneven = entries(4) as unknown as Record<string, unknown>[];
     delete uneven[3].fact_key;
     const reordered = entries(3).map((e, i) => (i === 1 ? (Object.fromEntries(Object.entries(e).reverse()) as unknown as SelectedEntry) : e));
-    for (const selected of [uneven as unknown as SelectedEntry[], reordered, []]) {
+    const undefinedValue = entries(2).map((e, i) => (i === 1 ? { ...e, score: undefined as unknown as number } : e));
+    for (const selected of [uneven as unknown as SelectedEntry[], reordered, undefinedValue, []]) {
       const text = storedText(body(selected));
-      expect(JSON.parse(text).selected_entries).toEqual(selected);
+      expect(JSON.parse(text).selected_entries).toEqual(JSON.parse(JSON.stringify(selected)));
       expect(canonicalize(servedBody(text))).toBe(canonicalize(body(selected)));
     }
   });

@@ -47,7 +47,11 @@ function packEntries(entries: readonly SelectedEntry[]): PackedEntries | null {
   for (const entry of entries) {
     const keys = Object.keys(entry);
     if (keys.length !== columns.length || keys.some((key, i) => key !== columns[i])) return null;
-    rows.push(Object.values(entry));
+    const values = Object.values(entry);
+    // JSON drops an undefined property but writes null for an undefined array item: packing it
+    // would change the body (and its canonical form), so such a list is stored as it came.
+    if (values.includes(undefined)) return null;
+    rows.push(values);
   }
   return { columns, rows };
 }
