@@ -16,9 +16,8 @@ export class ReceiptEntriesPacked1700000000024 implements MigrationInterface {
   readonly revision = '0024_receipt_entries_packed';
 
   async up(q: QueryRunner): Promise<void> {
-    await q.query(
-      `COMMENT ON COLUMN receipts.body IS 'The signed receipt body as JSON text; selected_entries may be packed as {"columns": [...], "rows": [[...]]} (revision 0024)'`,
-    );
+    // The entity declares the same comment (receipt.entity.ts), so TypeORM's schema check agrees.
+    await q.query(`COMMENT ON COLUMN receipts.body IS 'Signed receipt body, JSON text; selected_entries may be packed as columns and rows (revision 0024)'`);
   }
 
   async down(q: QueryRunner): Promise<void> {

@@ -20,8 +20,8 @@ export class ReceiptEntity {
   @Column(ID) subject_id: string;
   @Column({ type: 'varchar', length: 16 }) mode: string;
   @Column(NULLABLE_ID) parent_receipt_id: string | null;
-  /** The signed body as JSON text, stored uncompressed (STORAGE EXTERNAL, which TypeORM does not model). */
-  @Column('text') body: string;
+  /** The signed body as JSON text, its entries packed (stored-body.ts; the comment is migration 0024's). */
+  @Column('text', { comment: 'Signed receipt body, JSON text; selected_entries may be packed as columns and rows (revision 0024)' }) body: string;
   @Column(NOW) created_at: Date;
 }
 

@@ -34,14 +34,14 @@ export function storedText(body: ReceiptBody): string {
  * migration 0020 answers jsonb, which the driver parses); either form of the entries reads back.
  */
 export function servedBody(stored: string | object): ReceiptBody {
-  const body = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Omit<ReceiptBody, 'selected_entries'> & { selected_entries: SelectedEntry[] | PackedEntries };
-  const entries = body.selected_entries;
-  if (Array.isArray(entries)) return body as ReceiptBody;
-  return { ...body, selected_entries: unpackEntries(entries) };
+  const body = (typeof stored === 'string' ? JSON.parse(stored) : stored) as Omit<ReceiptBody, 'selected_entries'> & { selected_entries: unknown };
+  const entries = unpackEntries(body.selected_entries);
+  return entries === null ? (body as ReceiptBody) : { ...body, selected_entries: entries };
 }
 
-function packEntries(entries: readonly SelectedEntry[]): PackedEntries | null {
-  if (entries.length === 0) return null;
+function packEntries(entries: readonly SelectedEntry[] | undefined): PackedEntries | null {
+  // A body without a list (an imported one may be anything) is stored as it came.
+  if (!Array.isArray(entries) || entries.length === 0) return null;
   const columns = Object.keys(entries[0]);
   const rows: unknown[][] = [];
   for (const entry of entries) {
@@ -56,12 +56,17 @@ function packEntries(entries: readonly SelectedEntry[]): PackedEntries | null {
   return { columns, rows };
 }
 
-function unpackEntries(packed: PackedEntries): SelectedEntry[] {
-  const { columns, rows } = packed;
-  if (!Array.isArray(columns) || !Array.isArray(rows)) throw new Error('stored receipt body: selected_entries is neither a list nor packed columns and rows');
-  return rows.map((row) => {
-    if (!Array.isArray(row) || row.length !== columns.length) throw new Error('stored receipt body: a packed entry does not match its columns');
-    // fromEntries defines own properties, so even a key such as "__proto__" reads back as it was.
-    return Object.fromEntries(columns.map((column, i) => [column, row[i]])) as unknown as SelectedEntry;
-  });
+/**
+ * The entries of a packed list, or null for anything else: a list of objects (stored before 0024,
+ * or not packable), and a list that is not well-formed packing, which is left as it is rather
+ * than guessed at (an imported body may hold anything; one that is not what was signed fails
+ * verification, which is the honest answer).
+ */
+function unpackEntries(stored: unknown): SelectedEntry[] | null {
+  if (stored === null || typeof stored !== 'object' || Array.isArray(stored)) return null;
+  const { columns, rows } = stored as Partial<PackedEntries>;
+  if (!Array.isArray(columns) || !Array.isArray(rows) || !columns.every((c) => typeof c === 'string')) return null;
+  if (!rows.every((row) => Array.isArray(row) && row.length === columns.length)) return null;
+  // fromEntries defines own properties, so even a key such as "__proto__" reads back as it was.
+  return rows.map((row) => Object.fromEntries(columns.map((column, i) => [column, (row as unknown[])[i]])) as unknown as SelectedEntry);
 }
