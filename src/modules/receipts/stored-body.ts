@@ -13,7 +13,7 @@ import type { ReceiptBody, SelectedEntry } from './receipt-body';
  * and an entry list whose entries do not all have exactly those keys is stored as it came, so the
  * body read back is the body that was signed, and its canonical form (RFC 8785, what the
  * signature covers) is byte for byte the same. The stored form names its columns, so it reads
- * back without this code too (docs/governance.md "How receipts are stored"); what leaves the
+ * back without this code too (docs/governance.md "Storage and durability of receipts"); what leaves the
  * service (the API, MCP, export documents) is always the served form.
  */
 
