@@ -65,6 +65,33 @@ describe('table statistics upkeep', () => {
     expect(Number(row.n_dead_tup)).toBeGreaterThan(0);
   });
 
+  it('merges the GIN pending list of a table it analyzes, which a manual ANALYZE leaves in place', async () => {
+    await scratch.ds.query(`CREATE TABLE probe_text (id int PRIMARY KEY, tsv tsvector) WITH (autovacuum_enabled = false)`);
+    await scratch.ds.query(`CREATE INDEX ix_probe_text ON probe_text USING gin (tsv) WITH (fastupdate = on)`);
+    const insert = (from: number, to: number) =>
+      scratch.ds.query(`INSERT INTO probe_text SELECT g, to_tsvector('english', 'harbour log line ' || g) FROM generate_series(${from}, ${to}) g`);
+    // Merging reports the pending pages it merged: a plain ANALYZE leaves them pending.
+    await insert(1, 300);
+    await scratch.ds.query(`ANALYZE probe_text`);
+    expect(Number((await scratch.ds.query(`SELECT gin_clean_pending_list('ix_probe_text') AS pages`))[0].pages)).toBeGreaterThan(0);
+
+    await insert(301, 900);
+    await flushStats();
+    const ran = await (await vacuum('pglite')).runOnce();
+    expect(ran).toEqual(expect.arrayContaining(['ANALYZE "probe_text"', 'gin_clean_pending_list("ix_probe_text")']));
+    expect(Number((await scratch.ds.query(`SELECT gin_clean_pending_list('ix_probe_text') AS pages`))[0].pages)).toBe(0);
+    const [hit] = await scratch.ds.query(`SELECT count(*)::int AS n FROM probe_text WHERE tsv @@ to_tsquery('english', '450')`);
+    expect(hit.n).toBe(1);
+
+    // On a server whose autovacuum is off the round runs in a transaction (under its advisory lock).
+    const server = await vacuum('postgres');
+    if (server.currentMode !== 'analyze') return;
+    await insert(901, 1800);
+    await flushStats();
+    expect(await server.runOnce()).toEqual(expect.arrayContaining(['ANALYZE "probe_text"', 'gin_clean_pending_list("ix_probe_text")']));
+    expect(Number((await scratch.ds.query(`SELECT gin_clean_pending_list('ix_probe_text') AS pages`))[0].pages)).toBe(0);
+  });
+
   it('chooses its mode from the engine, the workers setting and the server autovacuum', () => {
     expect(upkeepMode('pglite', true, null)).toBe('vacuum-and-analyze');
     expect(upkeepMode('pglite', false, null)).toBe('off');
