@@ -91,7 +91,7 @@ const candidateQuery = (o: Partial<CandidateQuery>): CandidateQuery => ({
   tsquery: `'word'`,
   sessionId: 'sess',
   vector: [0.1, 0.2],
-  limits: { text: 5, recent: 5, pinned: 5, neighboursOf: 2, semantic: 5 },
+  limits: { text: 5, memoryText: 5, recent: 5, pinned: 5, neighboursOf: 2, semantic: 5 },
   asOf: null,
   ...o,
 });

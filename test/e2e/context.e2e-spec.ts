@@ -348,26 +348,28 @@ describe('POST /v1/context', () => {
     expect(new Set(fetched[0])).toEqual(expected);
   });
 
-  it('deepens the full-text fetch with budgets above 1,000 tokens, bounded at 1,000 hits', async () => {
+  it('deepens the memory text fetch with the budget (one hit per 5 tokens, at least 100), bounded at 1,000 hits', async () => {
     // 1,200 equal text matches: the text branch takes the first N by content hash, the newest
     // branch one item per 40 tokens of budget (at least 30).
     const { byHash, newest } = await insertEqualMatches(t, 'deep', 'harbour log line', 1200);
 
     const { fetched, restore } = recordMemoryFetches(t);
     try {
-      for (const max_tokens of [1000, 2000, 4000]) {
+      for (const max_tokens of [500, 1000, 2000, 4000]) {
         const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
         expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
       }
     } finally {
       restore();
     }
-    // 1,000 tokens: 100 hits (the default depth) and the 30 newest.
+    // 500 tokens: 100 hits (the least) and the 30 newest.
     expect(new Set(fetched[0])).toEqual(new Set([...byHash.slice(0, 100), ...newest(30)]));
-    // 2,000 tokens: 100 + 3 per 10 tokens above 1,000 = 400 hits, and the 50 newest.
-    expect(new Set(fetched[1])).toEqual(new Set([...byHash.slice(0, 400), ...newest(50)]));
+    // 1,000 tokens: 200 hits and the 30 newest.
+    expect(new Set(fetched[1])).toEqual(new Set([...byHash.slice(0, 200), ...newest(30)]));
+    // 2,000 tokens: 400 hits (as episodes: 100 + 3 per 10 tokens above 1,000), and the 50 newest.
+    expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 400), ...newest(50)]));
     // 4,000 tokens: 1,000 hits at most, and the 100 newest.
-    expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(100)]));
+    expect(new Set(fetched[3])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(100)]));
   });
 });
 

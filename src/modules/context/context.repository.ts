@@ -31,8 +31,10 @@ export interface EpisodeCandidateRow extends EpisodeRow {
 
 /** How many of each kind of candidate to fetch; see ContextService for the figures. */
 export interface CandidateLimits {
-  /** Full-text hits, best ts_rank first. */
+  /** Full-text hits of episodes, best ts_rank first. */
   text: number;
+  /** Full-text hits of memories, best ts_rank first. */
+  memoryText: number;
   /** Newest items. */
   recent: number;
   /** Newest profile facts and procedures (memories only). */
@@ -96,7 +98,7 @@ export class ContextRepository extends TenantScopedRepository {
         sql`(SELECT x.id FROM memories x WHERE ${base} AND x.kind IN ('profile_fact', 'procedure') ORDER BY x.created_at DESC, ${raw(MEMORY_TIES)} LIMIT ${limits.pinned})`,
       ];
       if (q.tsquery !== null) {
-        branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.text, MEMORY_TEXT_TIES));
+        branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.memoryText, MEMORY_TEXT_TIES));
       }
       if (vectorText !== null && mode === 'pgvector') {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}

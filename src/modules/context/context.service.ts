@@ -11,7 +11,7 @@ import { toMemoryDto } from 'src/modules/memories/dto/memory.dto';
 import { EmbeddingsService } from 'src/modules/models/embeddings.service';
 import { episodeEntry, memoryEntry } from 'src/modules/receipts/receipt-body';
 import { EmittedReceipt, GovernanceOptions, ReceiptsService } from 'src/modules/receipts/receipts.service';
-import { CandidateLimits, ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
+import { ContextRepository, EpisodeCandidateRow, MemoryCandidateRow } from './context.repository';
 import { ContextBundleDto, ContextRequestDto } from './dto/context.dto';
 import { ContextExplanationDto } from './dto/context-explain.dto';
 import { explainAssembly } from './explain';
@@ -22,48 +22,10 @@ import { anyWordTsQuery } from 'src/common/text/terms';
 import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { parseAsOf } from 'src/common/db/as-of';
 import { candidateSpeakers } from './speakers';
-
-/**
- * Candidate bounds at the default budget (1,000 tokens): 100 full-text hits per table, the
- * neighbours of the best 30 episode hits, the 50 nearest memories by embedding, the newest 30
- * items and the newest 30 facts and procedures: a few hundred items, several times what the
- * budget shows, so ranking still chooses, while the request stays within its latency target.
- */
-const LIMITS: CandidateLimits = { text: 100, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
-
-/**
- * A large budget is filled with the best remaining items once the relevant ones are in
- * (compat.md: "Context fills its budget"), so the newest-items branches grow with it: one item
- * per 40 tokens of budget (a short turn with its line costs about that), never fewer than the
- * figures above, and at most 400 per branch so that a 128,000-token request stays a bounded read.
- */
-const TOKENS_PER_RECENT_ITEM = 40;
-const MAX_RECENT = 400;
-
-/**
- * The full-text hits deepen with the budget beyond the default: 3 more per table for every 10
- * tokens above 1,000 (400 at 2,000 tokens), at most 1,000. The database orders hits by ts_rank,
- * which counts matches; ranking re-scores them (BM25 by rarity, neighbours, fields, expansion)
- * and a larger bundle reaches deeper into that order: on LoCoMo, evidence recall at 2,000 tokens
- * rose from 86.1% with 100 hits to 86.8 / 87.2 / 87.5 / 87.5% with 300 / 350 / 400 / 500
- * (bench/README.md, round 8; chosen leave-one-conversation-out). At or below 1,000 tokens the
- * fetch is unchanged: 200 hits there gained a point of recall at +25% p50, which the
- * default budget's latency target does not allow.
- */
-const DEFAULT_DEPTH_TOKENS = 1_000;
-const TEXT_HITS_PER_EXTRA_TOKEN = 0.3;
-const MAX_TEXT_HITS = 1_000;
-
-function limitsFor(maxTokens: number): CandidateLimits {
-  const recent = Math.min(MAX_RECENT, Math.max(LIMITS.recent, Math.ceil(maxTokens / TOKENS_PER_RECENT_ITEM)));
-  const extra = Math.max(0, maxTokens - DEFAULT_DEPTH_TOKENS);
-  const text = Math.min(MAX_TEXT_HITS, LIMITS.text + Math.ceil(extra * TEXT_HITS_PER_EXTRA_TOKEN));
-  return { ...LIMITS, text, recent, pinned: Math.max(LIMITS.pinned, recent) };
-}
+import { candidateLimits } from './candidate-limits';
 
 /** Words of a task that fetch full-text candidates (see queryTerms). */
 const MAX_QUERY_TERMS = 16;
-
 
 /**
  * POST /v1/context: bounded candidates from SQL, scored by the contract's composite score
@@ -178,7 +140,7 @@ export class ContextService implements OnModuleInit {
     const semantic = !this.embeddings.lexical;
     const local = semantic ? this.embeddings.localSimilarity(dto.task) : null;
     const vector = semantic && local === null ? await this.embeddings.embedQuery(dto.task) : null;
-    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: limitsFor(maxTokens), asOf };
+    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: candidateLimits(maxTokens), asOf };
 
     // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
     const { fetchedMemories, memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => {
