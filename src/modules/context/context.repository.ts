@@ -29,7 +29,7 @@ export interface EpisodeCandidateRow extends EpisodeRow {
   seq: string;
 }
 
-/** How many of each kind of candidate to fetch; see ContextService for the figures. */
+/** How many of each kind of candidate to fetch; see candidate-limits.ts for the figures. */
 export interface CandidateLimits {
   /** Full-text hits of episodes, best ts_rank first. */
   text: number;
