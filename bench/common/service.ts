@@ -121,15 +121,18 @@ export function arg(name: string, fallback?: string): string | undefined {
 /**
  * The service a benchmark measures: the one at `--base URL`, or one it starts itself on
  * `--engine` (pglite by default; postgres gets a fresh database on `--pg-admin-url`, default
- * BENCH_PG_ADMIN_URL or the local server). `svc` is null for `--base`: nothing to stop.
+ * BENCH_PG_ADMIN_URL or the local server), from `--main PATH` when given (another build's
+ * dist/src/main.js, e.g. a baseline checkout's, measured by this build's client). `svc` is null
+ * for `--base`: nothing to stop.
  */
 export async function serviceUnderTest(log: (line: string) => void, env: Record<string, string> = {}): Promise<{ base: string; svc: RunningService | null }> {
   const base = arg('base');
   if (base) return { base, svc: null };
   const engine = arg('engine', 'pglite')!;
   const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
-  log(`starting service on ${engine}`);
-  const svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin, env } : { env });
+  const main = arg('main');
+  log(`starting service on ${engine}${main ? ` from ${main}` : ''}`);
+  const svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin, env, main } : { env, main });
   return { base: svc.base, svc };
 }
 

@@ -1,6 +1,6 @@
 /**
  * Context-quality benchmark: `npm run bench:quality [-- --engine pglite|postgres] [--data path]
- * [--base URL] [--budgets 500,1000,2000]`.
+ * [--base URL | --main other/dist/src/main.js] [--budgets 500,1000,2000]`.
  *
  * Starts the built service (PGlite by default; `--engine postgres` uses a fresh database on
  * BENCH_PG_ADMIN_URL), ingests each LoCoMo conversation through POST /v1/episodes/batch (one
