@@ -132,7 +132,7 @@ export async function serviceUnderTest(log: (line: string) => void, env: Record<
   const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const main = arg('main');
   log(`starting service on ${engine}${main ? ` from ${main}` : ''}`);
-  const svc = await startService(engine === 'postgres' ? { pgAdminUrl: pgAdmin, env, main } : { env, main });
+  const svc = await startService({ pgAdminUrl: engine === 'postgres' ? pgAdmin : undefined, env, main });
   return { base: svc.base, svc };
 }
 
