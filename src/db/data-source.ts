@@ -9,7 +9,7 @@ import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { lockDataDir } from './data-dir-lock';
 import { ENTITIES } from './entities';
-import { PG_TYPES } from './timestamps';
+import { PG_TYPES } from './pg-types';
 import { redactDatabaseUrl } from './redact-url';
 
 export type Engine = 'postgres' | 'pglite';

@@ -1,7 +1,7 @@
 import { types } from 'pg';
 
 /** PostgreSQL's type oid for `timestamptz`. */
-const TIMESTAMPTZ_OID = 1184;
+export const TIMESTAMPTZ_OID = 1184;
 
 const defaultTimestamptz = types.getTypeParser(TIMESTAMPTZ_OID, 'text') as (text: string) => Date;
 
@@ -67,15 +67,3 @@ export function parseTimestamptz(text: string): Date {
   const offsetMs = (sign === 45 ? -1 : 1) * ((offH * 60 + offM) * 60 + offS) * 1000;
   return new Date(Date.UTC(year, month - 1, day, hour, minute, second, ms) - offsetMs);
 }
-
-/**
- * The pg driver's type parsers for this service's connections (pool option `types`): its own,
- * but `timestamptz` by parseTimestamptz. Per connection rather than pg's global registry, so
- * nothing else in the process that uses pg is affected.
- */
-export const PG_TYPES = {
-  getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
-    if (oid === TIMESTAMPTZ_OID && format !== 'binary') return parseTimestamptz;
-    return format === undefined ? types.getTypeParser(oid) : types.getTypeParser(oid, format);
-  },
-};
