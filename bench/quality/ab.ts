@@ -16,7 +16,7 @@ import { resolve } from 'node:path';
 import { client } from '../common/http';
 import { arg, DEFAULT_LOCOMO_PATH, RunningService, startService } from '../common/service';
 import { percentile } from '../common/stats';
-import { Conversation, loadLocomo, Turn } from './metrics';
+import { Conversation, episodeOf, loadLocomo } from './metrics';
 
 const log = (s: string) => process.stderr.write(`[ab] ${s}\n`);
 
@@ -27,12 +27,6 @@ function args(name: string): string[] {
     if (word === `--${name}` && i + 1 < process.argv.length) values.push(process.argv[i + 1]);
   });
   return values;
-}
-
-function episodeOf(subjectId: string, turn: Turn): Record<string, unknown> {
-  const payload: Record<string, unknown> = { messages: [{ role: turn.speaker, content: turn.text }], session: turn.session, date: turn.date };
-  if (turn.caption) payload.image_caption = turn.caption;
-  return { subject_id: subjectId, source: 'chat', type: 'conversation', session_id: String(turn.session), payload };
 }
 
 /** Garbage collection so far, from the service's own /metrics (prom-client's GC histogram). */

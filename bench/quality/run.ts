@@ -27,11 +27,11 @@ import {
   CATEGORIES,
   Category,
   Conversation,
+  episodeOf,
   evidenceRecall,
   loadLocomo,
   packLines,
   recentOrder,
-  Turn,
   turnContent,
 } from './metrics';
 import { loadSupportSet, supportRecall, SupportTask } from './support';
@@ -77,17 +77,6 @@ interface Bundle {
   provenance: { episode_ids: string[] };
   assembled_context: string;
   token_estimate: number;
-}
-
-/** How a turn is sent: the caption is part of what was said (the baselines see it too). */
-function episodeOf(subjectId: string, turn: Turn): Record<string, unknown> {
-  const payload: Record<string, unknown> = {
-    messages: [{ role: turn.speaker, content: turn.text }],
-    session: turn.session,
-    date: turn.date,
-  };
-  if (turn.caption) payload.image_caption = turn.caption;
-  return { subject_id: subjectId, source: 'chat', type: 'conversation', session_id: String(turn.session), payload };
 }
 
 /** The bundle without its task section: answer words are looked for in the context only. */
