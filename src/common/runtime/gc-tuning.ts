@@ -18,8 +18,8 @@ import { setFlagsFromString } from 'node:v8';
  * only a full collection (Mark-Compact, 40–60 ms of marking spread over the requests in flight)
  * can reclaim them. With pretenuring off, a scavenge frees them. On LoCoMo context requests, in
  * one interleaved run of both builds (bench/quality/ab.ts), full collections fell from 55 to 30
- * and GC time per request from 2.7 to 1.7 ms (bench/README.md, "Context latency against the
- * build the issue was filed on").
+ * and GC time per request from 2.7 to 1.7 ms (bench/README.md, "Less garbage for the full
+ * collections").
  *
  * Set at start, before the application allocates; V8 reads these flags each time it decides
  * (to post the task, to pretenure a site). An unknown flag (one a later V8 renamed) only makes
