@@ -118,6 +118,20 @@ export function arg(name: string, fallback?: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : fallback;
 }
 
+/** Every `--name value` pair of the command line, in order (a flag given more than once). */
+export function args(name: string): string[] {
+  const values: string[] = [];
+  process.argv.forEach((word, i) => {
+    if (word === `--${name}` && i + 1 < process.argv.length) values.push(process.argv[i + 1]);
+  });
+  return values;
+}
+
+/** The PostgreSQL admin URL benchmarks create their databases on: `--pg-admin-url`, else BENCH_PG_ADMIN_URL, else the local server. */
+export function pgAdminUrlArg(): string {
+  return arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+}
+
 /**
  * The service a benchmark measures: the one at `--base URL`, or one it starts itself on
  * `--engine` (pglite by default; postgres gets a fresh database on `--pg-admin-url`, default
@@ -129,10 +143,9 @@ export async function serviceUnderTest(log: (line: string) => void, env: Record<
   const base = arg('base');
   if (base) return { base, svc: null };
   const engine = arg('engine', 'pglite')!;
-  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const main = arg('main');
   log(`starting service on ${engine}${main ? ` from ${main}` : ''}`);
-  const svc = await startService({ pgAdminUrl: engine === 'postgres' ? pgAdmin : undefined, env, main });
+  const svc = await startService({ pgAdminUrl: engine === 'postgres' ? pgAdminUrlArg() : undefined, env, main });
   return { base: svc.base, svc };
 }
 

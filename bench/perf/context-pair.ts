@@ -22,7 +22,7 @@
  */
 import { resolve } from 'node:path';
 import { client } from '../common/http';
-import { arg, cpuMs, RunningService, startService } from '../common/service';
+import { arg, cpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
 import { tmpdir } from 'node:os';
 import { databaseDiskDir, flushLatency } from '../common/disk';
 import { summarise, Summary } from '../common/stats';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const b = arg('b', resolve(__dirname, '..', '..', 'src', 'main.js'))!;
   const engine = arg('engine', 'postgres')!;
   if (!['postgres', 'pglite'].includes(engine)) throw new Error('--engine is postgres or pglite');
-  const pgAdminUrl = engine === 'postgres' ? arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')! : undefined;
+  const pgAdminUrl = engine === 'postgres' ? pgAdminUrlArg() : undefined;
   const memories = Number(arg('memories', '1000'));
   const budget = Number(arg('budget', '4000'));
   const slices = Number(arg('slices', '8'));

@@ -41,7 +41,7 @@ import { spawnSync } from 'node:child_process';
 import { Client as PgClient } from 'pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, load } from '../common/http';
-import { arg, cpuMs, startService } from '../common/service';
+import { arg, cpuMs, pgAdminUrlArg, startService } from '../common/service';
 import { summarise } from '../common/stats';
 import { episodesFor } from './data';
 
@@ -154,7 +154,7 @@ async function backendPids(dbUrl: string): Promise<number[]> {
 const SETTLE_MS = 1500;
 
 async function main(): Promise<void> {
-  const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+  const pgAdminUrl = pgAdminUrlArg();
   const batch = Number(arg('batch', '0'));
   const n = Number(arg('requests', batch > 0 ? '60' : '600'));
   const per = Math.max(batch, 1);

@@ -20,7 +20,7 @@
  */
 import { resolve } from 'node:path';
 import { client, load } from '../common/http';
-import { arg, cpuMs, RunningService, startService } from '../common/service';
+import { arg, cpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
 import { summarise } from '../common/stats';
 import { episodesFor } from './data';
 
@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   const a = arg('a');
   if (!a) throw new Error('--a path/to/dist/src/main.js is required');
   const b = arg('b', resolve(__dirname, '..', '..', 'src', 'main.js'))!;
-  const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+  const pgAdminUrl = pgAdminUrlArg();
   const batch = Number(arg('batch', '0'));
   const conc = Number(arg('conc', batch > 0 ? '2' : '8'));
   const slices = Number(arg('slices', '8'));

@@ -29,7 +29,7 @@ import { Client as PgClient } from 'pg';
 import { PrivatePostgres } from '../../test/support/private-pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, Client, load } from '../common/http';
-import { arg, cpuMs, RunningService, startService } from '../common/service';
+import { arg, cpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
 import { summarise, Summary } from '../common/stats';
 import { episodesFor, TASKS } from './data';
 
@@ -121,7 +121,7 @@ async function groups(base: string): Promise<{ count: number; sum: number }> {
 }
 
 async function main(): Promise<void> {
-  const pgAdminUrl = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres')!;
+  const pgAdminUrl = pgAdminUrlArg();
   const ingestN = Number(arg('ingest', '1200'));
   const contextN = Number(arg('context', '240'));
   const pgbenchSeconds = Number(arg('pgbench-seconds', '8'));

@@ -14,20 +14,12 @@
  */
 import { resolve } from 'node:path';
 import { client } from '../common/http';
-import { arg, DEFAULT_LOCOMO_PATH, RunningService, startService } from '../common/service';
+import { arg, args, DEFAULT_LOCOMO_PATH, pgAdminUrlArg, RunningService, startService } from '../common/service';
 import { percentile } from '../common/stats';
-import { Conversation, episodeOf, loadLocomo } from './metrics';
+import { ingestConversation } from './ingest';
+import { Conversation, loadLocomo } from './metrics';
 
 const log = (s: string) => process.stderr.write(`[ab] ${s}\n`);
-
-/** Every `--name value` pair of the command line, in order. */
-function args(name: string): string[] {
-  const values: string[] = [];
-  process.argv.forEach((word, i) => {
-    if (word === `--${name}` && i + 1 < process.argv.length) values.push(process.argv[i + 1]);
-  });
-  return values;
-}
 
 /** Garbage collection so far, from the service's own /metrics (prom-client's GC histogram). */
 async function gcSoFar(base: string): Promise<{ full: number; seconds: number }> {
@@ -53,7 +45,6 @@ async function main(): Promise<void> {
   const passes = Number(arg('passes', '2'));
   if (budgets.some((b) => !(b > 0)) || !(passes >= 1)) throw new Error('--budgets takes positive numbers and --passes a count ≥ 1');
   const engine = arg('engine', 'pglite')!;
-  const pgAdmin = arg('pg-admin-url', process.env.BENCH_PG_ADMIN_URL ?? 'postgresql://postgres@127.0.0.1:5432/postgres');
   const conversations: Conversation[] = loadLocomo(arg('data', DEFAULT_LOCOMO_PATH)!);
   // Node flags for every build's service, e.g. `--node-flag --trace-gc` to see its collections.
   const nodeFlags = args('node-flag');
@@ -62,19 +53,14 @@ async function main(): Promise<void> {
   try {
     for (const [i, main] of mains.entries()) {
       log(`starting build ${i + 1} on ${engine} from ${main}`);
-      const svc = await startService({ pgAdminUrl: engine === 'postgres' ? pgAdmin : undefined, main, nodeFlags });
+      const svc = await startService({ pgAdminUrl: engine === 'postgres' ? pgAdminUrlArg() : undefined, main, nodeFlags });
       builds.push({ name: `${i + 1}: ${main}`, svc, api: client(svc.base), latency: new Map(budgets.map((b) => [b, []])), gcBefore: { full: 0, seconds: 0 } });
     }
     const run = `${Date.now()}`;
     const asks: { subjectId: string; question: string }[] = [];
     for (const conv of conversations) {
       const subjectId = `locomo/${conv.sampleId}/${run}`;
-      for (const build of builds) {
-        for (let i = 0; i < conv.turns.length; i += 100) {
-          await build.api.call('POST', '/v1/episodes/batch', { episodes: conv.turns.slice(i, i + 100).map((t) => episodeOf(subjectId, t)) });
-        }
-        await build.api.call('POST', '/v1/memories/compile', { subject_id: subjectId });
-      }
+      for (const build of builds) await ingestConversation(build.api, subjectId, conv);
       for (const q of conv.questions) asks.push({ subjectId, question: q.question });
       log(`${conv.sampleId}: ${conv.turns.length} turns ingested and compiled into ${builds.length} build(s)`);
     }

@@ -132,21 +132,6 @@ export function turnContent(turn: Turn): string {
   return `${turn.speaker}: ${turn.text}`;
 }
 
-/**
- * How the benches send a turn (POST /v1/episodes/batch): one episode per turn, the session
- * number as session_id, the session's date in `payload.date`; the caption is part of what was
- * said (the baselines see it too).
- */
-export function episodeOf(subjectId: string, turn: Turn): Record<string, unknown> {
-  const payload: Record<string, unknown> = {
-    messages: [{ role: turn.speaker, content: turn.text }],
-    session: turn.session,
-    date: turn.date,
-  };
-  if (turn.caption) payload.image_caption = turn.caption;
-  return { subject_id: subjectId, source: 'chat', type: 'conversation', session_id: String(turn.session), payload };
-}
-
 /** Share of evidence turns present; null when the question has no usable evidence. */
 export function evidenceRecall(
   evidence: readonly string[],

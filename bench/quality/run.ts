@@ -27,13 +27,13 @@ import {
   CATEGORIES,
   Category,
   Conversation,
-  episodeOf,
   evidenceRecall,
   loadLocomo,
   packLines,
   recentOrder,
   turnContent,
 } from './metrics';
+import { ingestConversation } from './ingest';
 import { loadSupportSet, supportRecall, SupportTask } from './support';
 
 const SYSTEMS = ['recent', 'bm25', 'ours'] as const;
@@ -105,14 +105,8 @@ async function main(): Promise<void> {
     for (const conv of conversations) {
       const subjectId = `locomo/${conv.sampleId}/${run}`;
       const started = performance.now();
-      const episodeIdOf = new Map<string, string>();
-      for (let i = 0; i < conv.turns.length; i += 100) {
-        const chunk = conv.turns.slice(i, i + 100);
-        const res = await api.call<{ episodes: { id: string }[] }>('POST', '/v1/episodes/batch', { episodes: chunk.map((t) => episodeOf(subjectId, t)) });
-        res.episodes.forEach((e, k) => episodeIdOf.set(chunk[k].id, e.id));
-      }
-      const compiled = await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: subjectId });
-      log(`${conv.sampleId}: ${conv.turns.length} turns ingested, ${compiled.memories_created} memories compiled in ${Math.round(performance.now() - started)} ms`);
+      const { episodeIdOf, memoriesCreated } = await ingestConversation(api, subjectId, conv);
+      log(`${conv.sampleId}: ${conv.turns.length} turns ingested, ${memoriesCreated} memories compiled in ${Math.round(performance.now() - started)} ms`);
       const dialogueOf = new Map([...episodeIdOf].map(([dia, ep]) => [ep, dia]));
 
       const lines = conv.turns.map((t) =>
