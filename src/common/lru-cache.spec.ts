@@ -60,4 +60,23 @@ describe('LruCache', () => {
     expect(c.totalWeight).toBe(0);
     expect(() => new LruCache(1, { max: 0, of: () => 1 })).toThrow(RangeError);
   });
+
+  it('keeps an entry looked up since eviction last passed it, and evicts even when every entry was looked up', () => {
+    const c = new LruCache<string, number>(3);
+    c.set('a', 1);
+    c.set('b', 2);
+    c.set('c', 3);
+    c.get('a');
+    c.set('d', 4); // a had a hit: b, the oldest without one, goes; a moves behind d
+    expect(c.get('b')).toBeUndefined();
+    expect(c.get('c')).toBe(3);
+    expect(c.get('d')).toBe(4);
+    expect(c.get('a')).toBe(1);
+    // c, d and a were all just looked up: one round clears their marks, the new entry is passed
+    // over, and then the first of them in the walk's order goes.
+    c.set('e', 5);
+    expect(c.size).toBe(3);
+    expect(c.get('c')).toBeUndefined();
+    expect([c.get('d'), c.get('a'), c.get('e')]).toEqual([4, 1, 5]);
+  });
 });

@@ -58,4 +58,13 @@ describe('neighbourExpansion', () => {
     const docs = [['taekwondo', 'karat'], ['kickbox', 'judo', 'martial']];
     expect([...neighbourExpansion(['martial'], docs, vectors)]).toEqual([...neighbourExpansion(['martial'], docs, vectors)]);
   });
+
+  it('looks up a candidate’s words per vector set: the same analysed text under other vectors finds their neighbours', () => {
+    const docs = [['martial', 'kickbox', 'bill']];
+    expect([...neighbourExpansion(['martial'], docs, vectors).keys()]).toEqual(['kickbox']);
+    // Another vector set where "bill", not "kickbox", sits next to "martial" (and "kickbox" has no vector).
+    const other = WordVectors.fromBuffer(encodeWordVectors([['bill', at(10)], ['martial', at(0)]], 3));
+    expect([...neighbourExpansion(['martial'], docs, other).keys()]).toEqual(['bill']);
+    expect([...neighbourExpansion(['martial'], docs, vectors).keys()]).toEqual(['kickbox']);
+  });
 });

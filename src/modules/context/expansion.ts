@@ -36,35 +36,55 @@ export function neighbourExpansion(
   const task = new Set(taskTerms);
   const taskIndex = [...task].map((t) => vectors.indexOf(t)).filter((i) => i >= 0);
   if (taskIndex.length === 0) return expansion;
-  const terms: string[] = [];
-  const indices: number[] = [];
-  const seen = new Set<string>(task);
-  let matched = false;
-  for (const doc of candidateTerms) {
-    for (const term of doc) {
-      if (task.has(term)) matched = true;
-      if (seen.has(term)) continue;
-      seen.add(term);
-      const index = vectors.indexOf(term);
-      if (index < 0) continue;
-      terms.push(term);
-      indices.push(index);
-    }
-  }
   // A near word refines what the task's own words find; it does not stand in for them. When no
   // candidate has any task word ("Draft a friendly reply to this customer's latest message"),
   // text relevance is relative to the best match, so expansion words alone would be scored as
   // the task's topic (the support set at 300 tokens fell from 100% to 81%, billing turns taking
   // the open issue's place); without them the composite score orders the candidates.
-  if (!matched) return expansion;
-  // Candidate words in order of first appearance; ties go to the earlier one, so the same
-  // candidates always give the same expansion.
+  if (!candidateTerms.some((doc) => doc.some((term) => task.has(term)))) return expansion;
+  // Candidate words with a vector, each once, in order of first appearance; ties go to the
+  // earlier one, so the same candidates always give the same expansion. Task words are marked
+  // seen first: they are never their own expansion.
+  const seen = new Uint8Array(vectors.size);
+  for (const index of taskIndex) seen[index] = 1;
+  const indices: number[] = [];
+  for (const doc of candidateTerms) {
+    for (const index of vectorIndices(doc, vectors)) {
+      if (seen[index] === 1) continue;
+      seen[index] = 1;
+      indices.push(index);
+    }
+  }
   const among = Int32Array.from(indices);
   for (const q of taskIndex) {
     for (const { at, cosine } of vectors.nearest(q, among, EXPANSION_NEIGHBOURS, EXPANSION_MIN_COSINE)) {
-      const term = terms[at];
+      const term = vectors.stem(among[at]);
       expansion.set(term, Math.max(expansion.get(term) ?? 0, EXPANSION_WEIGHT * cosine));
     }
   }
   return expansion;
+}
+
+/**
+ * The vector indices of a candidate's words, each once, in order of first appearance, kept per
+ * analysed text: `analyze` hands out one array per recently analysed text, so a candidate seen by
+ * an earlier request costs one lookup here instead of a hash lookup per word. Looking up every
+ * word of every candidate was a tenth of a context request's ranking CPU (bench/README.md,
+ * "Ranking CPU: two caches"). Weakly held: an entry goes when its text leaves the analysis cache.
+ */
+const indicesOf = new WeakMap<WordVectors, WeakMap<readonly string[], Int32Array>>();
+
+function vectorIndices(terms: readonly string[], vectors: WordVectors): Int32Array {
+  let byTerms = indicesOf.get(vectors);
+  if (byTerms === undefined) indicesOf.set(vectors, (byTerms = new WeakMap()));
+  let indices = byTerms.get(terms);
+  if (indices === undefined) {
+    const found = new Set<number>();
+    for (const term of terms) {
+      const index = vectors.indexOf(term);
+      if (index >= 0) found.add(index);
+    }
+    byTerms.set(terms, (indices = Int32Array.from(found)));
+  }
+  return indices;
 }
