@@ -142,11 +142,14 @@ export class ContextService implements OnModuleInit {
     const vector = semantic && local === null ? await this.embeddings.embedQuery(dto.task) : null;
     const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: candidateLimits(maxTokens), asOf };
 
-    // Sequential reads outside a transaction (PGlite has one connection), on a read replica when one may serve them.
-    const { fetchedMemories, memoryRows, episodeRows } = await this.reads.read(ctx.scope, dto.subject_id, async (em) => {
-      const fetched = await this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query);
-      return { fetchedMemories: fetched, memoryRows: this.receipts.filter(gov, fetched), episodeRows: await this.repo.episodeCandidates(em, ctx.scope, query) };
-    });
+    // Both candidate queries at once, outside a transaction, on a read replica when one may
+    // serve them: each statement takes its own pooled connection, so on PostgreSQL the two run
+    // on two backends side by side and the request waits for the longer, not the sum (PGlite's
+    // one connection takes them in turn, as before).
+    const [fetchedMemories, episodeRows] = await this.reads.read(ctx.scope, dto.subject_id, (em) =>
+      Promise.all([this.repo.memoryCandidates(em, ctx.scope, this.vectorMode, query), this.repo.episodeCandidates(em, ctx.scope, query)]),
+    );
+    const memoryRows = this.receipts.filter(gov, fetchedMemories);
     const candidates = [
       ...memoryRows.filter((m) => MEMORY_LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
