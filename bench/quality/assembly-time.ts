@@ -15,9 +15,7 @@ import { packContext } from 'src/modules/context/packing';
 import { dropDuplicates, scoreCandidates, selectCandidates } from 'src/modules/context/ranking';
 import { arg, DEFAULT_LOCOMO_PATH } from '../common/service';
 import { loadLocomo } from './metrics';
-import { conversationCandidates } from './offline-eval';
-
-const DAY_MS = 24 * 3600 * 1000;
+import { askedAt, conversationCandidates } from './offline-eval';
 
 function main(): void {
   const budget = Number(arg('budget', '1000'));
@@ -29,7 +27,7 @@ function main(): void {
   const conversations = loadLocomo(arg('data', DEFAULT_LOCOMO_PATH)!).map((conv) => ({
     conv,
     all: conversationCandidates(conv).candidates,
-    now: new Date(Math.max(...conv.turns.map((t) => t.created_at.getTime())) + DAY_MS),
+    now: askedAt(conv),
   }));
   const ms = { score: 0, dedupe: 0, select: 0, pack: 0 };
   let requests = 0;

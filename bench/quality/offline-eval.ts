@@ -56,6 +56,14 @@ class Tally {
   }
 }
 
+/**
+ * The instant a conversation's questions are asked: a day after its last turn, so that every turn
+ * is in the past and recency spans the whole conversation.
+ */
+export function askedAt(conv: Conversation): Date {
+  return new Date(Math.max(...conv.turns.map((t) => t.created_at.getTime())) + DAY_MS);
+}
+
 /** The candidates the service would hold for this conversation, had it fetched everything. */
 export function conversationCandidates(conv: Conversation): { candidates: ContextCandidate[]; memoryText: Map<string, string> } {
   const episodes: CompilerEpisode[] = conv.turns.map((t) => ({
@@ -94,7 +102,7 @@ function main(): void {
     const lineTokens = lines.map(countTokens);
     const ids = conv.turns.map((t) => t.id);
     const contents = conv.turns.map(turnContent);
-    const now = new Date(Math.max(...conv.turns.map((t) => t.created_at.getTime())) + DAY_MS);
+    const now = askedAt(conv);
     const local = new Tally();
 
     for (const q of conv.questions) {
