@@ -25,6 +25,8 @@ export class WordVectors {
   /** Open-addressing hash table of stem indices (EMPTY where free); its size is a power of two. */
   private readonly slots: Int32Array;
   private readonly norms: Float32Array;
+  /** `indicesOf`'s answers, per terms array (weakly held). */
+  private readonly indicesByTerms = new WeakMap<readonly string[], Int32Array>();
 
   private constructor(
     readonly dimensions: number,
@@ -100,6 +102,27 @@ export class WordVectors {
       const start = this.stemStart[i];
       if (this.stemEnd(i) - start === key.length && this.text.compare(key, 0, key.length, start, start + key.length) === 0) return i;
     }
+  }
+
+  /**
+   * The indices of an analysed text's words that have a vector, each once, in order of first
+   * appearance; kept per terms array. `analyze` hands out one array per recently analysed text,
+   * so context ranking, which asks this for every candidate on every request, pays one lookup for
+   * a text it saw before instead of a hash lookup per word (a tenth of a request's ranking CPU:
+   * bench/README.md, "Ranking CPU and the two candidate queries"). Weakly held: an entry goes
+   * with its array when the text leaves the analysis cache. The array must not change.
+   */
+  indicesOf(terms: readonly string[]): Int32Array {
+    let indices = this.indicesByTerms.get(terms);
+    if (indices === undefined) {
+      const found = new Set<number>();
+      for (const term of terms) {
+        const index = this.indexOf(term);
+        if (index >= 0) found.add(index);
+      }
+      this.indicesByTerms.set(terms, (indices = Int32Array.from(found)));
+    }
+    return indices;
   }
 
   /** The stem at an index. */

@@ -49,7 +49,7 @@ export function neighbourExpansion(
   for (const index of taskIndex) seen[index] = 1;
   const indices: number[] = [];
   for (const doc of candidateTerms) {
-    for (const index of vectorIndices(doc, vectors)) {
+    for (const index of vectors.indicesOf(doc)) {
       if (seen[index] === 1) continue;
       seen[index] = 1;
       indices.push(index);
@@ -65,26 +65,3 @@ export function neighbourExpansion(
   return expansion;
 }
 
-/**
- * The vector indices of a candidate's words, each once, in order of first appearance, kept per
- * analysed text: `analyze` hands out one array per recently analysed text, so a candidate seen by
- * an earlier request costs one lookup here instead of a hash lookup per word. Looking up every
- * word of every candidate was a tenth of a context request's ranking CPU (bench/README.md,
- * "Ranking CPU: two caches"). Weakly held: an entry goes when its text leaves the analysis cache.
- */
-const indicesOf = new WeakMap<WordVectors, WeakMap<readonly string[], Int32Array>>();
-
-function vectorIndices(terms: readonly string[], vectors: WordVectors): Int32Array {
-  let byTerms = indicesOf.get(vectors);
-  if (byTerms === undefined) indicesOf.set(vectors, (byTerms = new WeakMap()));
-  let indices = byTerms.get(terms);
-  if (indices === undefined) {
-    const found = new Set<number>();
-    for (const term of terms) {
-      const index = vectors.indexOf(term);
-      if (index >= 0) found.add(index);
-    }
-    byTerms.set(terms, (indices = Int32Array.from(found)));
-  }
-  return indices;
-}
