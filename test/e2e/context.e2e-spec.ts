@@ -69,6 +69,19 @@ function recordMemoryFetches(t: TestApp): { fetched: string[][]; restore: () => 
   return { fetched, restore: () => spy.mockRestore() };
 }
 
+/** Ids of what each episode candidate fetch returned, recorded until `restore` (the real fetch runs). */
+function recordEpisodeFetches(t: TestApp): { fetched: string[][]; restore: () => void } {
+  const repo = t.app.get(ContextRepository);
+  const fetched: string[][] = [];
+  const original = repo.episodeCandidates.bind(repo);
+  const spy = jest.spyOn(repo, 'episodeCandidates').mockImplementation(async (...args) => {
+    const found = await original(...args);
+    fetched.push(found.map((e) => e.id));
+    return found;
+  });
+  return { fetched, restore: () => spy.mockRestore() };
+}
+
 /**
  * `count` summaries `user: <phrase> <i>` written by one statement (one created_at; `valid_from`
  * i minutes ago), every one an equal text match for the phrase's words. Answers their ids in the
@@ -355,7 +368,7 @@ describe('POST /v1/context', () => {
 
     const { fetched, restore } = recordMemoryFetches(t);
     try {
-      for (const max_tokens of [500, 1000, 2000, 4000]) {
+      for (const max_tokens of [500, 1000, 2000, 4000, 6000]) {
         const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
         expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
       }
@@ -366,10 +379,41 @@ describe('POST /v1/context', () => {
     expect(new Set(fetched[0])).toEqual(new Set([...byHash.slice(0, 100), ...newest(30)]));
     // 1,000 tokens: 200 hits and the 30 newest.
     expect(new Set(fetched[1])).toEqual(new Set([...byHash.slice(0, 200), ...newest(30)]));
-    // 2,000 tokens: 400 hits (as episodes: 100 + 3 per 10 tokens above 1,000), and the 50 newest.
+    // 2,000 tokens: 400 hits and the 50 newest.
     expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 400), ...newest(50)]));
-    // 4,000 tokens: 1,000 hits at most, and the 100 newest.
-    expect(new Set(fetched[3])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(100)]));
+    // 4,000 tokens: 800 hits and the 100 newest.
+    expect(new Set(fetched[3])).toEqual(new Set([...byHash.slice(0, 800), ...newest(100)]));
+    // 6,000 tokens: 1,000 hits at most (not 1,200), and the 150 newest.
+    expect(new Set(fetched[4])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(150)]));
+  });
+
+  it('reads 100 episode text hits at every budget: only the memory hits deepen with it', async () => {
+    // 300 older episodes that match the task, then 60 newer ones that do not, none compiled (no
+    // memory competes) and without sessions (no neighbours): the fetch holds the text hits (the
+    // newest matches first among equals) and the newest items (one per 40 tokens, at least 30).
+    const matching: string[] = [];
+    for (let b = 0; b < 3; b++) {
+      matching.push(...(await ingest(t, Array.from({ length: 100 }, (_, i) => turn('shallow', `anchor chain note ${b * 100 + i}`)))));
+    }
+    await ingest(t, Array.from({ length: 60 }, (_, i) => turn('shallow', `calm weather today ${i}`)));
+    const matches = new Set(matching);
+
+    const { fetched, restore } = recordEpisodeFetches(t);
+    try {
+      for (const max_tokens of [1000, 2000, 4000]) {
+        const b = await context(t, { subject_id: 'shallow', task: 'Which anchor chain?', max_tokens });
+        expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
+      }
+    } finally {
+      restore();
+    }
+    const hits = fetched.map((ids) => ids.filter((id) => matches.has(id)));
+    expect(hits.map((ids) => ids.length)).toEqual([100, 100, 100]);
+    // The newest hundred matches, at each budget.
+    for (const ids of hits) expect(new Set(ids)).toEqual(new Set(matching.slice(200)));
+    // Beside them the 30 / 50 / 100 newest items: at 4,000 tokens those are the 60 that do not
+    // match and 40 of the hits already counted.
+    expect(fetched.map((ids) => ids.length)).toEqual([130, 150, 160]);
   });
 });
 
