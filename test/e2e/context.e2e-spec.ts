@@ -56,29 +56,16 @@ async function insertMemory(t: TestApp, m: { subject: string; kind: string; cont
   return row.id;
 }
 
-/** Ids of what each memory candidate fetch returned, recorded until `restore` (the real fetch runs). */
-function recordMemoryFetches(t: TestApp): { fetched: string[][]; restore: () => void } {
+/** Ids of what each memory or episode candidate fetch returned, recorded until `restore` (the real fetch runs). */
+function recordFetches(t: TestApp, fetch: 'memoryCandidates' | 'episodeCandidates'): { fetched: string[][]; restore: () => void } {
   const repo = t.app.get(ContextRepository);
   const fetched: string[][] = [];
-  const original = repo.memoryCandidates.bind(repo);
-  const spy = jest.spyOn(repo, 'memoryCandidates').mockImplementation(async (...args) => {
+  const original = repo[fetch].bind(repo) as (...args: unknown[]) => Promise<{ id: string }[]>;
+  const spy = jest.spyOn(repo, fetch).mockImplementation((async (...args: unknown[]) => {
     const found = await original(...args);
-    fetched.push(found.map((m) => m.id));
+    fetched.push(found.map((row) => row.id));
     return found;
-  });
-  return { fetched, restore: () => spy.mockRestore() };
-}
-
-/** Ids of what each episode candidate fetch returned, recorded until `restore` (the real fetch runs). */
-function recordEpisodeFetches(t: TestApp): { fetched: string[][]; restore: () => void } {
-  const repo = t.app.get(ContextRepository);
-  const fetched: string[][] = [];
-  const original = repo.episodeCandidates.bind(repo);
-  const spy = jest.spyOn(repo, 'episodeCandidates').mockImplementation(async (...args) => {
-    const found = await original(...args);
-    fetched.push(found.map((e) => e.id));
-    return found;
-  });
+  }) as never);
   return { fetched, restore: () => spy.mockRestore() };
 }
 
@@ -330,7 +317,7 @@ describe('POST /v1/context', () => {
        FROM generate_series(1, 3000) AS i`,
     );
     const needle = await insertMemory(t, { subject: 'big', kind: 'episode_summary', content: 'user: my passport number changed after the renewal', created_at: new Date(Date.now() - 4000 * 60000) });
-    const { fetched, restore } = recordMemoryFetches(t);
+    const { fetched, restore } = recordFetches(t, 'memoryCandidates');
     try {
       const b = await context(t, { subject_id: 'big', task: 'What happened with the passport renewal?', max_tokens: 500 });
       expect(b.provenance.summary_ids).toContain(needle);
@@ -352,7 +339,7 @@ describe('POST /v1/context', () => {
     const { byHash, newest } = await insertEqualMatches(t, 'ties', 'tide chart entry', 150);
     const expected = new Set([...byHash.slice(0, 100), ...newest(30)]);
 
-    const { fetched, restore } = recordMemoryFetches(t);
+    const { fetched, restore } = recordFetches(t, 'memoryCandidates');
     try {
       await context(t, { subject_id: 'ties', task: 'Where is the tide?', max_tokens: 500 });
     } finally {
@@ -366,7 +353,7 @@ describe('POST /v1/context', () => {
     // branch one item per 40 tokens of budget (at least 30).
     const { byHash, newest } = await insertEqualMatches(t, 'deep', 'harbour log line', 1200);
 
-    const { fetched, restore } = recordMemoryFetches(t);
+    const { fetched, restore } = recordFetches(t, 'memoryCandidates');
     try {
       for (const max_tokens of [500, 1000, 2000, 4000, 6000]) {
         const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
@@ -398,7 +385,7 @@ describe('POST /v1/context', () => {
     await ingest(t, Array.from({ length: 60 }, (_, i) => turn('shallow', `calm weather today ${i}`)));
     const matches = new Set(matching);
 
-    const { fetched, restore } = recordEpisodeFetches(t);
+    const { fetched, restore } = recordFetches(t, 'episodeCandidates');
     try {
       for (const max_tokens of [1000, 2000, 4000]) {
         const b = await context(t, { subject_id: 'shallow', task: 'Which anchor chain?', max_tokens });
