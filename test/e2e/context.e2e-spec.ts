@@ -402,6 +402,54 @@ describe('POST /v1/context', () => {
     // match and 40 of the hits already counted.
     expect(fetched.map((ids) => ids.length)).toEqual([130, 150, 160]);
   });
+
+  it('reads two turns on each side of a best hit, and ranks the speaker’s own turn across a reply with it', async () => {
+    // One session of nine alternating turns in which only the middle one matches the task, then
+    // 60 newer unrelated episodes elsewhere so that the newest-items branch (30) cannot reach it.
+    const speakers = ['Melanie', 'Caroline'];
+    const lines = [
+      'Morning! How was your week?',
+      'Busy, the garden took all of Saturday.',
+      'Sounds tiring. Anything fun?',
+      'Not much, mostly weeding.',
+      'We finally went on our camping trip by the lake.',
+      'Oh nice, how did the kids like it?',
+      'They loved the campfire and the stars, we stayed up until midnight.',
+      'That sounds lovely.',
+      'Anyway, I should get going.',
+    ];
+    const session = await ingest(
+      t,
+      lines.map((content, i) => ({ ...turn('dialogue', content), session_id: 'weekend', payload: { messages: [{ role: speakers[i % 2], content }] } })),
+    );
+    await ingest(t, Array.from({ length: 60 }, (_, i) => ({ ...turn('dialogue', `unrelated errand ${i}`), session_id: 'errands' })));
+
+    const body = { subject_id: 'dialogue', task: 'Where was the camping trip?', max_tokens: 1000 };
+    const { fetched, restore } = recordFetches(t, 'episodeCandidates');
+    try {
+      await context(t, body);
+    } finally {
+      restore();
+    }
+    // The hit (turn 5), the two turns before and after it; turns 1, 2, 8 and 9 stay unread.
+    expect(fetched[0].filter((id) => session.includes(id)).sort()).toEqual(session.slice(2, 7).sort());
+
+    // Melanie's next turn (7) answers the question without its task word: it inherits a share of
+    // her hit's relevance across Caroline's reply, as the adjacent replies (4, 6) do, and so does
+    // her turn before it (3); the unrelated errands get none.
+    const res = await request(t.http).post('/v1/context/explain').send(body).expect(200);
+    const relevance = new Map((res.body.candidates as { id: string; components: { relevance: number } | null }[]).map((c) => [c.id, c.components?.relevance ?? 0]));
+    const [before, reply, hit, answer, next] = [2, 3, 4, 5, 6].map((i) => relevance.get(session[i])!);
+    expect(hit).toBe(5);
+    expect(reply).toBeGreaterThan(1);
+    expect(before).toBe(reply);
+    expect(answer).toBe(reply);
+    // Turn 7 also matches "camping" by a word vector of its own ("campfire"), on top of the share.
+    expect(next).toBeGreaterThan(reply);
+    const errands = [...relevance].filter(([id]) => !session.includes(id));
+    expect(errands.length).toBeGreaterThan(0);
+    for (const [, r] of errands) expect(r).toBe(0);
+  });
 });
 
 describe('POST /v1/context under tenant isolation', () => {

@@ -39,7 +39,7 @@ export interface CandidateLimits {
   recent: number;
   /** Newest profile facts and procedures (memories only). */
   pinned: number;
-  /** Text hits whose same-session neighbours (previous and next episode) are fetched too. */
+  /** Text hits whose same-session neighbours (NEIGHBOURS_EACH_SIDE before and after) are fetched too. */
   neighboursOf: number;
   /** Nearest memories by embedding (pgvector only). */
   semantic: number;
@@ -72,6 +72,13 @@ const EPISODE_CANDIDATE_COLUMNS = raw(columnList(EPISODE_CANDIDATE_ROW.columns, 
  * of the whole table: 3× slower at 12,000 episodes.
  */
 const PREPARED = { prepared: true } as const;
+
+/**
+ * Episodes fetched on each side of a best text hit: the adjacent turn and the one past it, which
+ * in a dialogue is the same speaker's next turn across the other's reply; ranking.ts
+ * (`withConversationContext`) scores both from the hit.
+ */
+const NEIGHBOURS_EACH_SIDE = 2;
 
 /**
  * Candidate retrieval for POST /v1/context. Every query is bounded by LIMITs on indexed
@@ -125,9 +132,9 @@ export class ContextRepository extends TenantScopedRepository {
   }
 
   /**
-   * Episodes: full-text hits, the previous and next episode of the same session around the
-   * best hits (an answer often sits next to the turn that shares the task's words), the
-   * newest, and the newest of the requested session.
+   * Episodes: full-text hits, the two previous and two next episodes of the same session around
+   * the best hits (an answer often sits next to the turn that shares the task's words, or in
+   * the same speaker's next turn), the newest, and the newest of the requested session.
    */
   async episodeCandidates(em: DbHandle, scope: TenantScope, q: CandidateQuery): Promise<EpisodeCandidateRow[]> {
     const { subjectId, limits } = q;
@@ -149,10 +156,10 @@ export class ContextRepository extends TenantScopedRepository {
         branches.push(sql`(SELECT nb.id FROM (SELECT * FROM hits WHERE session_id IS NOT NULL ORDER BY rank DESC, seq DESC LIMIT ${limits.neighboursOf}) h
           CROSS JOIN LATERAL (
             (SELECT p.id FROM episodes p WHERE ${base('p')} AND p.session_id = h.session_id AND (p.created_at, p.seq) < (h.created_at, h.seq)
-             ORDER BY p.created_at DESC, p.seq DESC LIMIT 1)
+             ORDER BY p.created_at DESC, p.seq DESC LIMIT ${NEIGHBOURS_EACH_SIDE})
             UNION ALL
             (SELECT n.id FROM episodes n WHERE ${base('n')} AND n.session_id = h.session_id AND (n.created_at, n.seq) > (h.created_at, h.seq)
-             ORDER BY n.created_at, n.seq LIMIT 1)
+             ORDER BY n.created_at, n.seq LIMIT ${NEIGHBOURS_EACH_SIDE})
           ) nb)`);
       }
       return sql`${withClause(ctes)}

@@ -165,6 +165,39 @@ describe('scoreCandidates', () => {
     expect(byId.get('other')?.signals.relevance).toBe(0);
   });
 
+  it('lets a turn inherit from the same speaker’s turn across one reply, and only from that', () => {
+    const turn = (id: string, speaker: string | null, text: string, hour: number): ContextCandidate =>
+      candidate(id, { text, speakers: speaker === null ? null : [speaker], session_id: 's', created_at: new Date(Date.UTC(2025, 4, 3, hour)) });
+    const session = (speakers: (string | null)[]) =>
+      new Map(
+        scoreCandidates(
+          'camping trip',
+          [
+            turn('hit', speakers[0], 'We went on a camping trip by the lake.', 1),
+            turn('reply', speakers[1], 'Sounds lovely!', 2),
+            turn('more', speakers[2], 'The kids saw the meteor shower, unforgettable.', 3),
+            turn('later', speakers[3], 'Anyway, how is work?', 4),
+          ],
+          { now: NOW },
+        ).map((c) => [c.id, c.signals.relevance]),
+      );
+
+    // A, B, A: A's next turn continues what A said, across B's reply.
+    const dialogue = session(['Melanie', 'Caroline', 'Melanie', 'Caroline']);
+    expect(dialogue.get('hit')).toBe(5);
+    expect(dialogue.get('reply')).toBeCloseTo(5 * 0.4);
+    expect(dialogue.get('more')).toBeCloseTo(5 * 0.4);
+    expect(dialogue.get('later')).toBe(0);
+    // The support roles work alike: a customer's turn after the agent's reply.
+    expect(session(['user', 'assistant', 'user', 'assistant']).get('more')).toBeCloseTo(5 * 0.4);
+
+    // Two places away but another speaker's turn: not a continuation of the match.
+    expect(session(['Melanie', 'Caroline', 'Jon', 'Caroline']).get('more')).toBe(0);
+    // The same speaker twice in a row: the turn between is already the speaker's own, adjacent.
+    expect(session(['Melanie', 'Melanie', 'Melanie', 'Caroline']).get('more')).toBe(0);
+    // Without roles, only the adjacent turns inherit.
+    expect(session([null, null, null, null]).get('more')).toBe(0);
+  });
   it('matches the task’s words against the date an item is shown under, as a field of its own', () => {
     const items = [
       candidate('june', { text: 'Melanie: We went camping by the lake.', date_label: '2:01 pm on 27 June, 2023', session_id: 's1', created_at: day(1) }),

@@ -261,8 +261,16 @@ function recencySignals(candidates: readonly ContextCandidate[], sessionId: stri
 }
 
 /**
- * Adds to each episode (raw or summarised) a share of the best lexical score of the episodes
- * directly before and after it in the same session. Facts and procedures stand on their own.
+ * Adds to each episode (raw or summarised) a share of the best lexical score of its neighbours
+ * in the same session: the episodes directly before and after it, and the same speaker's own
+ * turns across one reply (A, B, A: the two A turns). A speaker carries a topic on over the other's
+ * reply ("I started a new job." — "Congrats!" — "It's at the counseling centre, …"), so a turn
+ * that continues a strong match is likely needed as much as the reply beside it. Roles come from
+ * the data (`speakers`); an episode whose roles are unknown has only its adjacent neighbours,
+ * and a speaker's consecutive turns are adjacent already. On LoCoMo (bench/README.md, round 11)
+ * evidence recall rose 72.9 / 82.4 / 87.0% -> 75.5 / 84.2 / 88.9% at 500 / 1,000 / 2,000 tokens
+ * offline, every category and every conversation up at every budget, with the share unchanged.
+ * Facts and procedures stand on their own.
  */
 function withConversationContext(candidates: readonly ContextCandidate[], lexical: number[]): number[] {
   const bySession = new Map<string, number[]>();
@@ -277,10 +285,14 @@ function withConversationContext(candidates: readonly ContextCandidate[], lexica
   for (const members of bySession.values()) {
     const time = (i: number): number => candidates[i].created_at.getTime();
     members.sort((a, b) => time(a) - time(b) || (candidates[a].seq ?? 0) - (candidates[b].seq ?? 0) || a - b);
+    const roles = members.map((i) => (candidates[i].speakers ?? []).join('\u0000'));
+    // The same speaker's turn two places away, with someone else's turn between.
+    const acrossReply = (k: number, other: number): number =>
+      other >= 0 && other < members.length && roles[k] !== '' && roles[other] === roles[k] && roles[(k + other) / 2] !== roles[k] ? lexical[members[other]] : 0;
     members.forEach((index, k) => {
       const before = k > 0 ? lexical[members[k - 1]] : 0;
       const after = k + 1 < members.length ? lexical[members[k + 1]] : 0;
-      result[index] += NEIGHBOUR_SHARE * Math.max(before, after);
+      result[index] += NEIGHBOUR_SHARE * Math.max(before, after, acrossReply(k, k - 2), acrossReply(k, k + 2));
     });
   }
   return result;
