@@ -6,10 +6,10 @@ import type { CandidateLimits } from './context.repository';
 
 /**
  * Candidate bounds at the default budget (1,000 tokens): 100 full-text hits per table (200 for
- * memories, see below), the neighbours of the best 30 episode hits, the 50 nearest memories by
- * embedding, the newest 30 items and the newest 30 facts and procedures: a few hundred items,
- * several times what the budget shows, so ranking still chooses, while the request stays within
- * its latency target.
+ * memories, see below), two episodes on each side of the best 30 episode hits, the 50 nearest
+ * memories by embedding, the newest 30 items and the newest 30 facts and procedures: a few
+ * hundred items, several times what the budget shows, so ranking still chooses, while the
+ * request stays within its latency target.
  */
 const BASE: Omit<CandidateLimits, 'memoryText'> = { text: 100, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
 
@@ -23,7 +23,7 @@ const TOKENS_PER_RECENT_ITEM = 40;
 const MAX_RECENT = 400;
 
 /** The most full-text hits of memories any budget reads, so that a 128,000-token request stays a bounded read. */
-const MAX_TEXT_HITS = 1_000;
+const MAX_MEMORY_TEXT_HITS = 1_000;
 
 /**
  * Memory hits are at least one per 5 tokens of budget at every budget (200 at 1,000 tokens, 400
@@ -49,6 +49,6 @@ const MEMORY_HITS_PER_TOKEN = 0.2;
 
 export function candidateLimits(maxTokens: number): CandidateLimits {
   const recent = Math.min(MAX_RECENT, Math.max(BASE.recent, Math.ceil(maxTokens / TOKENS_PER_RECENT_ITEM)));
-  const memoryText = Math.min(MAX_TEXT_HITS, Math.max(BASE.text, Math.ceil(maxTokens * MEMORY_HITS_PER_TOKEN)));
+  const memoryText = Math.min(MAX_MEMORY_TEXT_HITS, Math.max(BASE.text, Math.ceil(maxTokens * MEMORY_HITS_PER_TOKEN)));
   return { ...BASE, memoryText, recent, pinned: Math.max(BASE.pinned, recent) };
 }
