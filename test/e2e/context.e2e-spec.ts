@@ -439,13 +439,13 @@ describe('POST /v1/context', () => {
     // her turn before it (3); the unrelated errands get none.
     const res = await request(t.http).post('/v1/context/explain').send(body).expect(200);
     const relevance = new Map((res.body.candidates as { id: string; components: { relevance: number } | null }[]).map((c) => [c.id, c.components?.relevance ?? 0]));
-    const [before, reply, hit, answer, next] = [2, 3, 4, 5, 6].map((i) => relevance.get(session[i])!);
+    const [melanieBefore, replyBefore, hit, replyAfter, melanieAfter] = [2, 3, 4, 5, 6].map((i) => relevance.get(session[i])!);
     expect(hit).toBe(5);
-    expect(reply).toBeGreaterThan(1);
-    expect(before).toBe(reply);
-    expect(answer).toBe(reply);
+    expect(replyBefore).toBeGreaterThan(1);
+    expect(melanieBefore).toBe(replyBefore);
+    expect(replyAfter).toBe(replyBefore);
     // Turn 7 also matches "camping" by a word vector of its own ("campfire"), on top of the share.
-    expect(next).toBeGreaterThan(reply);
+    expect(melanieAfter).toBeGreaterThan(replyBefore);
     const errands = [...relevance].filter(([id]) => !session.includes(id));
     expect(errands.length).toBeGreaterThan(0);
     for (const [, r] of errands) expect(r).toBe(0);

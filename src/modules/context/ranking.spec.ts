@@ -198,6 +198,7 @@ describe('scoreCandidates', () => {
     // Without roles, only the adjacent turns inherit.
     expect(session([null, null, null, null]).get('more')).toBe(0);
   });
+
   it('matches the task’s words against the date an item is shown under, as a field of its own', () => {
     const items = [
       candidate('june', { text: 'Melanie: We went camping by the lake.', date_label: '2:01 pm on 27 June, 2023', session_id: 's1', created_at: day(1) }),

@@ -286,13 +286,18 @@ function withConversationContext(candidates: readonly ContextCandidate[], lexica
     const time = (i: number): number => candidates[i].created_at.getTime();
     members.sort((a, b) => time(a) - time(b) || (candidates[a].seq ?? 0) - (candidates[b].seq ?? 0) || a - b);
     const roles = members.map((i) => (candidates[i].speakers ?? []).join('\u0000'));
-    // The same speaker's turn two places away, with someone else's turn between.
-    const acrossReply = (k: number, other: number): number =>
-      other >= 0 && other < members.length && roles[k] !== '' && roles[other] === roles[k] && roles[(k + other) / 2] !== roles[k] ? lexical[members[other]] : 0;
+    // The same speaker's turn two places away in `direction` (-1 earlier, +1 later), with someone
+    // else's turn between.
+    const acrossReply = (k: number, direction: -1 | 1): number => {
+      const reply = k + direction;
+      const other = k + 2 * direction;
+      const same = other >= 0 && other < members.length && roles[k] !== '' && roles[other] === roles[k] && roles[reply] !== roles[k];
+      return same ? lexical[members[other]] : 0;
+    };
     members.forEach((index, k) => {
       const before = k > 0 ? lexical[members[k - 1]] : 0;
       const after = k + 1 < members.length ? lexical[members[k + 1]] : 0;
-      result[index] += NEIGHBOUR_SHARE * Math.max(before, after, acrossReply(k, k - 2), acrossReply(k, k + 2));
+      result[index] += NEIGHBOUR_SHARE * Math.max(before, after, acrossReply(k, -1), acrossReply(k, 1));
     });
   }
   return result;
