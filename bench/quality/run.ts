@@ -88,6 +88,9 @@ function withoutTask(context: string): string {
 async function main(): Promise<void> {
   const dataPath = arg('data', DEFAULT_LOCOMO_PATH)!;
   const budgets = (arg('budgets', '500,1000,2000') ?? '').split(',').map(Number);
+  /** `--per-question FILE`: one JSON line per question and budget (recall and the evidence the bundle missed), to compare builds question by question. */
+  const perQuestionFile = arg('per-question');
+  const perQuestion: string[] = [];
   const conversations: Conversation[] = loadLocomo(dataPath);
 
   const { base, svc } = await serviceUnderTest(log);
@@ -145,6 +148,10 @@ async function main(): Promise<void> {
             answers.add(budget, system, q.category, answerTokenRecall(q.answer, r.text));
             tokens.add(budget, system, q.category, r.tokens);
           }
+          if (perQuestionFile !== undefined) {
+            const missed = q.evidence.filter((e) => !included.has(e));
+            perQuestion.push(JSON.stringify({ conversation: conv.sampleId, question: q.question, category: q.category, budget, recall: evidenceRecall(q.evidence, included), missed }));
+          }
         }
       }
       const recall = budgets.map((b) => `${b}: ${(100 * local.mean(b, 'ours', 'all')).toFixed(1)}`).join(', ');
@@ -171,6 +178,7 @@ async function main(): Promise<void> {
     if (svc) await svc.stop();
   }
 
+  if (perQuestionFile !== undefined) writeFileSync(perQuestionFile, perQuestion.map((line) => `${line}\n`).join(''));
   const titles = COLUMNS.map((c) => (c === 'all' ? 'overall' : `${c} ${CATEGORIES[c]}`));
   const pct = (x: number) => (Number.isNaN(x) ? 'n/a' : (x * 100).toFixed(1));
   const table: string[] = [`| budget | metric | system | ${titles.join(' | ')} |`, `|${' --- |'.repeat(3 + COLUMNS.length)}`];

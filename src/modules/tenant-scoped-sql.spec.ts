@@ -89,9 +89,10 @@ function calls<R extends TenantScopedRepository>(repo: R, methods: Record<string
 const candidateQuery = (o: Partial<CandidateQuery>): CandidateQuery => ({
   subjectId: 's',
   tsquery: `'word'`,
+  variants: `'allerg'`,
   sessionId: 'sess',
   vector: [0.1, 0.2],
-  limits: { text: 5, memoryText: 5, recent: 5, pinned: 5, neighboursOf: 2, semantic: 5 },
+  limits: { text: 5, memoryText: 5, variants: 5, recent: 5, pinned: 5, neighboursOf: 2, semantic: 5 },
   asOf: null,
   ...o,
 });

@@ -450,6 +450,33 @@ describe('POST /v1/context', () => {
     expect(errands.length).toBeGreaterThan(0);
     for (const [, r] of errands) expect(r).toBe(0);
   });
+
+  it('fetches a turn that holds only a variant of a task word the stemmer split off, and scores it as that word', async () => {
+    // "allergies" stems to allergi, "allergic" to allerg: the turn that answers shares no stem
+    // with the task, and 60 newer errands keep it out of the newest-items branch.
+    const turns = await ingest(t, [
+      { ...turn('variants', 'My allergies were bad this spring.'), session_id: 'health' },
+      { ...turn('variants', 'I am allergic to most animals with fur, so no cat for me.'), session_id: 'pets' },
+    ]);
+    await ingest(t, Array.from({ length: 60 }, (_, i) => ({ ...turn('variants', `unrelated errand ${i}`), session_id: 'errands' })));
+
+    const body = { subject_id: 'variants', task: 'Which pets would suit her, given her allergies?', max_tokens: 1000 };
+    const { fetched, restore } = recordFetches(t, 'episodeCandidates');
+    try {
+      await context(t, body);
+    } finally {
+      restore();
+    }
+    expect(fetched[0]).toEqual(expect.arrayContaining(turns));
+
+    // The variant counts at its word vector's cosine to the task word: well above what a mere
+    // neighbour word is given (a quarter of its cosine), and the bundle holds the turn.
+    const res = await request(t.http).post('/v1/context/explain').send(body).expect(200);
+    const candidates = res.body.candidates as { id: string; included: boolean; components: { relevance: number } | null }[];
+    const variant = candidates.find((c) => c.id === turns[1])!;
+    expect(variant.components!.relevance).toBeGreaterThan(2);
+    expect(variant.included).toBe(true);
+  });
 });
 
 describe('POST /v1/context under tenant isolation', () => {

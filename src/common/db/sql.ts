@@ -100,3 +100,15 @@ export function bestTextMatchIds(table: 'memories' | 'episodes', where: SqlFragm
   return sql`(SELECT x.id FROM ${raw(table)} x WHERE ${where} AND x.content_tsv @@ ${query}
     ORDER BY ts_rank(x.content_tsv, ${query}) DESC, ${raw(ties)} LIMIT ${limit})`;
 }
+
+/**
+ * `(SELECT x.id FROM <table> x WHERE <where> …)`: the ids of the rows holding any of `stems`
+ * (`'a' | 'b'`, stems as the english configuration indexes them), best `ts_rank` first, ties by
+ * `ties`, at most `limit`. Matched under the simple configuration, which takes a stem as it is:
+ * the english one would stem the stem again ("allerg" stays, but "caree" becomes "care").
+ */
+export function stemMatchIds(table: 'memories' | 'episodes', where: SqlFragment, stems: string, limit: number, ties: string): SqlFragment {
+  const query = sql`(SELECT to_tsquery('simple', ${stems}))`;
+  return sql`(SELECT x.id FROM ${raw(table)} x WHERE ${where} AND x.content_tsv @@ ${query}
+    ORDER BY ts_rank(x.content_tsv, ${query}) DESC, ${raw(ties)} LIMIT ${limit})`;
+}

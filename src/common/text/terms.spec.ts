@@ -1,4 +1,4 @@
-import { analyze, anyWordTsQuery, isStopWord, queryTerms, splitWords, stem } from './terms';
+import { analyze, anyWordTsQuery, isStopWord, queryTerms, splitWords, stem, VARIANT_MIN_STEM, variantPrefix } from './terms';
 
 // The stems here are PostgreSQL's (`to_tsvector('english', …)`); test/e2e/text-analysis.e2e-spec.ts
 // checks a longer list against the database itself.
@@ -92,5 +92,21 @@ describe('anyWordTsQuery', () => {
     expect(anyWordTsQuery('Why are the webhooks not arriving?', 16)).toBe("'webhooks' | 'arriving'");
     expect(anyWordTsQuery('why is it', 16)).toBeNull();
     expect(anyWordTsQuery("'; DROP TABLE memories; --", 16)).toBe("'drop' | 'table' | 'memories'");
+  });
+});
+
+describe('variantPrefix', () => {
+  it('gives a stem of six letters or more the prefix its split-off forms share: the stem without its last letter', () => {
+    expect(VARIANT_MIN_STEM).toBe(6);
+    // allergies / allergic, financial / finance, religious / religion: one word, two stems.
+    expect([stem('allergies'), stem('allergic')]).toEqual(['allergi', 'allerg']);
+    expect(variantPrefix(stem('allergies'))).toBe('allerg');
+    expect(stem('finance').startsWith(variantPrefix(stem('financial'))!)).toBe(true);
+    expect(stem('religion').startsWith(variantPrefix(stem('religious'))!)).toBe(true);
+    // Short stems have none ("care" would be shared by "career" and "careful"); nor has a number.
+    expect(variantPrefix(stem('careers'))).toBe('caree');
+    expect(variantPrefix('care')).toBeNull();
+    expect(variantPrefix(stem('hiking'))).toBeNull();
+    expect(variantPrefix('2023abc')).toBeNull();
   });
 });

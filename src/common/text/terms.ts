@@ -152,3 +152,23 @@ export function anyWordTsQuery(text: string, maxTerms: number): string | null {
   const terms = queryTerms(text, maxTerms);
   return terms.length === 0 ? null : terms.map((t) => `'${t.word}'`).join(' | ');
 }
+
+/**
+ * Stems shorter than this have no variants: a prefix of four letters or fewer ("care" of
+ * "career") is shared by unrelated words.
+ */
+export const VARIANT_MIN_STEM = 6;
+
+/**
+ * The prefix that a stem shares with the forms the stemmer left apart from it, or null: the stem
+ * without its last letter. Snowball removes inflections but keeps derivations, and it ends a
+ * stem with the letter its own rules leave, so "allergies" (allergi) and "allergic" (allerg),
+ * "financial" (financi) and "finance" (financ), "religious" (religi) and "religion" differ in
+ * or after their last letter. Whether a word with that prefix is a form of the same word, and
+ * not another word by chance, is for the word vectors to say (context/expansion.ts): corpus-based
+ * stemming in the sense of Xu and Croft (TOIS 1998), a crude prefix class refined by a measure of
+ * use.
+ */
+export function variantPrefix(stem: string): string | null {
+  return stem.length >= VARIANT_MIN_STEM && /^[a-z]+$/.test(stem) ? stem.slice(0, -1) : null;
+}

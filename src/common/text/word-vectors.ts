@@ -25,6 +25,8 @@ export class WordVectors {
   /** Open-addressing hash table of stem indices (EMPTY where free); its size is a power of two. */
   private readonly slots: Int32Array;
   private readonly norms: Float32Array;
+  /** Stem indices in the byte order of their stems (`withPrefix`); built on first use. */
+  private byStem: Int32Array | null = null;
   /** `indicesOf`'s answers, per terms array (weakly held). */
   private readonly indicesByTerms = new WeakMap<readonly string[], Int32Array>();
 
@@ -128,6 +130,49 @@ export class WordVectors {
   /** The stem at an index. */
   stem(index: number): string {
     return this.text.toString('utf8', this.stemStart[index], this.stemEnd(index));
+  }
+
+  /**
+   * The indices of the stems that start with `prefix` (ASCII), in the byte order of the stems:
+   * a binary search of an index sorted once, on first use (a few tens of milliseconds).
+   */
+  withPrefix(prefix: string): Int32Array {
+    const sorted = (this.byStem ??= this.sortedByStem());
+    let lo = 0;
+    let hi = sorted.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.compareTo(sorted[mid], prefix) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    let end = lo;
+    while (end < sorted.length && this.startsWith(sorted[end], prefix)) end++;
+    return sorted.subarray(lo, end);
+  }
+
+  private sortedByStem(): Int32Array {
+    const order = Array.from({ length: this.size }, (_, i) => i);
+    order.sort((a, b) => this.text.compare(this.text, this.stemStart[b], this.stemEnd(b), this.stemStart[a], this.stemEnd(a)));
+    return Int32Array.from(order);
+  }
+
+  /** The stem at an index against an ASCII string, bytewise: negative when the stem sorts first. */
+  private compareTo(index: number, ascii: string): number {
+    const start = this.stemStart[index];
+    const length = this.stemEnd(index) - start;
+    for (let k = 0; k < Math.min(length, ascii.length); k++) {
+      const d = this.text[start + k] - ascii.charCodeAt(k);
+      if (d !== 0) return d;
+    }
+    return length - ascii.length;
+  }
+
+  /** Whether the stem at an index starts with `prefix` (ASCII), read in place without decoding it. */
+  startsWith(index: number, prefix: string): boolean {
+    const start = this.stemStart[index];
+    if (this.stemEnd(index) - start < prefix.length) return false;
+    for (let k = 0; k < prefix.length; k++) if (this.text[start + k] !== prefix.charCodeAt(k)) return false;
+    return true;
   }
 
   /** Cosine similarity of two stems' vectors, by index. */

@@ -2,7 +2,7 @@ import { candidateLimits } from './candidate-limits';
 
 describe('candidateLimits', () => {
   it('reads 100 episode hits and 200 memory hits at the default budget of 1,000 tokens', () => {
-    expect(candidateLimits(1_000)).toEqual({ text: 100, memoryText: 200, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 });
+    expect(candidateLimits(1_000)).toEqual({ text: 100, memoryText: 200, variants: 20, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 });
   });
 
   it('reads at least one memory hit per 5 tokens, and never fewer than 100', () => {
@@ -21,7 +21,7 @@ describe('candidateLimits', () => {
 
   it('keeps every branch bounded at the largest budget', () => {
     const limits = candidateLimits(128_000);
-    expect(limits).toEqual({ text: 100, memoryText: 1_000, recent: 400, pinned: 400, neighboursOf: 30, semantic: 50 });
+    expect(limits).toEqual({ text: 100, memoryText: 1_000, variants: 20, recent: 400, pinned: 400, neighboursOf: 30, semantic: 50 });
   });
 
   it('grows the newest-items branches at one per 40 tokens from 30', () => {

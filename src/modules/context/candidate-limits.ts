@@ -6,12 +6,14 @@ import type { CandidateLimits } from './context.repository';
 
 /**
  * Candidate bounds at the default budget (1,000 tokens): 100 full-text hits per table (200 for
- * memories, see below), two episodes on each side of the best 30 episode hits, the 50 nearest
- * memories by embedding, the newest 30 items and the newest 30 facts and procedures: a few
- * hundred items, several times what the budget shows, so ranking still chooses, while the
- * request stays within its latency target.
+ * memories, see below), 20 per table of the task words' variants, two episodes on each side of
+ * the best 30 episode hits, the 50 nearest memories by embedding, the newest 30 items and the
+ * newest 30 facts and procedures: a few hundred items, several times what the budget shows, so
+ * ranking still chooses, while the request stays within its latency target. The variants' bound
+ * is a bound, not a tuned figure (the one value measured, bench/README.md round 12): few texts
+ * hold a variant of a task word and not the word.
  */
-const BASE: Omit<CandidateLimits, 'memoryText'> = { text: 100, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
+const BASE: Omit<CandidateLimits, 'memoryText'> = { text: 100, variants: 20, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 };
 
 /**
  * A large budget is filled with the best remaining items once the relevant ones are in

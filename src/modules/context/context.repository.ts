@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { DbHandle } from 'src/common/db/db-handle';
-import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { bestTextMatchIds, englishTsQuery, join, raw, sql, SqlFragment, stemMatchIds } from 'src/common/db/sql';
 import { columnList } from 'src/db/column-types';
 import { TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
@@ -39,6 +39,8 @@ export interface CandidateLimits {
   recent: number;
   /** Newest profile facts and procedures (memories only). */
   pinned: number;
+  /** Full-text hits per table of the task words' variants (expansion.ts `variantTsQuery`), best ts_rank first. */
+  variants: number;
   /** Text hits whose same-session neighbours (NEIGHBOURS_EACH_SIDE before and after) are fetched too. */
   neighboursOf: number;
   /** Nearest memories by embedding (pgvector only). */
@@ -49,6 +51,8 @@ export interface CandidateQuery {
   subjectId: string;
   /** `to_tsquery('english', …)` text built from plain words (`'a' | 'b'`), or null for none. */
   tsquery: string | null;
+  /** `to_tsquery('simple', …)` text of the task words' variants (expansion.ts `variantTsQuery`), or null for none. */
+  variants: string | null;
   sessionId: string | null;
   /** Task embedding, or null when embeddings are off or failed. */
   vector: number[] | null;
@@ -107,6 +111,7 @@ export class ContextRepository extends TenantScopedRepository {
       if (q.tsquery !== null) {
         branches.push(bestTextMatchIds('memories', base, q.tsquery, limits.memoryText, MEMORY_TEXT_TIES));
       }
+      if (q.variants !== null) branches.push(stemMatchIds('memories', base, q.variants, limits.variants, MEMORY_TEXT_TIES));
       if (vectorText !== null && mode === 'pgvector') {
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector!.length}
           ORDER BY x.embedding_vec <=> ${vectorText}::vector, x.id LIMIT ${limits.semantic})`);
@@ -153,6 +158,7 @@ export class ContextRepository extends TenantScopedRepository {
           ORDER BY rank DESC, x.seq DESC
           LIMIT ${limits.text})`);
         branches.push(raw('(SELECT id FROM hits)'));
+        if (q.variants !== null) branches.push(stemMatchIds('episodes', base('x'), q.variants, limits.variants, 'x.seq DESC'));
         branches.push(sql`(SELECT nb.id FROM (SELECT * FROM hits WHERE session_id IS NOT NULL ORDER BY rank DESC, seq DESC LIMIT ${limits.neighboursOf}) h
           CROSS JOIN LATERAL (
             (SELECT p.id FROM episodes p WHERE ${base('p')} AND p.session_id = h.session_id AND (p.created_at, p.seq) < (h.created_at, h.seq)

@@ -18,7 +18,8 @@ import { explainAssembly } from './explain';
 import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
 import { ContextCandidate, ContextLabel, MEMORY_LABELS, recordedAt } from './ranking';
-import { anyWordTsQuery } from 'src/common/text/terms';
+import { anyWordTsQuery, queryTerms } from 'src/common/text/terms';
+import { variantTsQuery } from './expansion';
 import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { parseAsOf } from 'src/common/db/as-of';
 import { candidateSpeakers } from './speakers';
@@ -70,9 +71,9 @@ export class ContextService implements OnModuleInit {
     @Inject(VECTOR_MODE) private readonly vectorMode: VectorMode,
   ) {}
 
-  /** Reads the word vectors at start, so that no request waits for the file. */
+  /** Reads the word vectors at start, and sorts their stems for prefix lookups, so that no request waits for either. */
   onModuleInit(): void {
-    this.wordVectors();
+    this.wordVectors()?.withPrefix('');
   }
 
   /**
@@ -140,7 +141,9 @@ export class ContextService implements OnModuleInit {
     const semantic = !this.embeddings.lexical;
     const local = semantic ? this.embeddings.localSimilarity(dto.task) : null;
     const vector = semantic && local === null ? await this.embeddings.embedQuery(dto.task) : null;
-    const query = { subjectId: dto.subject_id, tsquery, sessionId, vector, limits: candidateLimits(maxTokens), asOf };
+    const vectors = this.wordVectors();
+    const variants = vectors === null ? null : variantTsQuery(queryTerms(dto.task, MAX_QUERY_TERMS).map((t) => t.term), vectors);
+    const query = { subjectId: dto.subject_id, tsquery, variants, sessionId, vector, limits: candidateLimits(maxTokens), asOf };
 
     // Both candidate queries at once, outside a transaction, on a read replica when one may
     // serve them: each statement takes its own pooled connection, so on PostgreSQL the two run
@@ -154,7 +157,6 @@ export class ContextService implements OnModuleInit {
       ...memoryRows.filter((m) => MEMORY_LABELS.has(m.kind)).map((m) => memoryCandidate(m, local === null ? m.similarity : local(m.content))),
       ...episodeRows.map(episodeCandidate),
     ];
-    const vectors = this.wordVectors();
     const packed = assembleContext(dto.subject_id, dto.task, candidates, { maxTokens, sessionId, now: gov.asOf, wordVectors: vectors });
 
     observeContextTokens(packed.token_estimate);

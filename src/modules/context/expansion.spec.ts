@@ -1,5 +1,5 @@
 import { encodeWordVectors, WordVectors } from 'src/common/text/word-vectors';
-import { EXPANSION_MIN_COSINE, EXPANSION_NEIGHBOURS, EXPANSION_WEIGHT, neighbourExpansion } from './expansion';
+import { EXPANSION_MIN_COSINE, EXPANSION_NEIGHBOURS, EXPANSION_WEIGHT, neighbourExpansion, variantTsQuery } from './expansion';
 
 /** Unit vectors at an angle (degrees) in a plane, so each pair's cosine is known. */
 const at = (degrees: number): number[] => [Math.round(100 * Math.cos((degrees * Math.PI) / 180)), Math.round(100 * Math.sin((degrees * Math.PI) / 180)), 0];
@@ -14,6 +14,10 @@ const vectors = WordVectors.fromBuffer(
       ['invoic', at(90)],
       ['bill', at(85)],
       ['wrestl', at(55)],
+      ['allergi', at(120)],
+      ['allerg', at(130)],
+      ['allergen', at(185)],
+      ['asthma', at(125)],
     ],
     3,
   ),
@@ -52,6 +56,26 @@ describe('neighbourExpansion', () => {
   it('expands nothing when no task word has a vector', () => {
     expect(neighbourExpansion(['zzz', 'qqq'], [['kickbox']], vectors).size).toBe(0);
     expect(neighbourExpansion([], [['kickbox']], vectors).size).toBe(0);
+  });
+
+  it('weighs a variant of a task word (the stem without its last letter begins it) at its full cosine, when used alike', () => {
+    // allerg: 10° from allergi; allergen: 65°, under the least cosine, the same prefix by chance.
+    expect(cos(120, 185)).toBeLessThan(EXPANSION_MIN_COSINE);
+    const expansion = neighbourExpansion(['allergi'], [['allergi', 'fur'], ['allerg', 'reptil'], ['allergen']], vectors);
+    expect(expansion.get('allerg')).toBeCloseTo(cos(120, 130), 2);
+    expect(expansion.has('allergen')).toBe(false);
+    // A near word that is not a variant is a neighbour, at the neighbours' weight.
+    const withNeighbour = neighbourExpansion(['allergi'], [['allergi'], ['asthma', 'allerg']], vectors);
+    expect(withNeighbour.get('asthma')).toBeCloseTo(EXPANSION_WEIGHT * cos(120, 125), 2);
+    expect(withNeighbour.get('allerg')).toBeCloseTo(cos(120, 130), 2);
+  });
+
+  it('fetches the variants ranking would count: by exact stem, never the task word, none for a word without them', () => {
+    expect(variantTsQuery(['allergi'], vectors)).toBe("'allerg'");
+    // Task words are never fetched as variants of each other; allergen is 65° from allergi but 55° from allerg.
+    expect(variantTsQuery(['allergi', 'allerg'], vectors)).toBe("'allergen'");
+    expect(variantTsQuery(['martial', 'judo'], vectors)).toBeNull();
+    expect(variantTsQuery(['unknown'], vectors)).toBeNull();
   });
 
   it('gives the same expansion for the same candidates', () => {

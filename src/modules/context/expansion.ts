@@ -7,6 +7,7 @@
  * feedback from the best hits found those words (bench/README.md, rounds 3 and 4), because a
  * few hundred chat turns are too few to learn what words mean, and pre-trained vectors have.
  */
+import { variantPrefix } from 'src/common/text/terms';
 import type { WordVectors } from 'src/common/text/word-vectors';
 
 /**
@@ -24,8 +25,10 @@ export const EXPANSION_WEIGHT = 0.25;
  * least one candidate has a task word (none otherwise, see below): for each
  * task word with a vector, its EXPANSION_NEIGHBOURS nearest candidate words at a cosine of at
  * least EXPANSION_MIN_COSINE, weighted EXPANSION_WEIGHT × cosine (the largest when several task
- * words bring one in). Task words themselves are never expansion terms. Taking neighbours among
- * the candidates' words, not the whole vocabulary, spends the few slots on words that can match.
+ * words bring one in); a candidate word that is a variant of a task word (terms.ts
+ * `variantPrefix`) at that cosine weighs the cosine itself. Task words themselves are never
+ * expansion terms. Taking neighbours among the candidates' words, not the whole vocabulary,
+ * spends the few slots on words that can match.
  */
 export function neighbourExpansion(
   taskTerms: readonly string[],
@@ -56,6 +59,13 @@ export function neighbourExpansion(
     }
   }
   const among = Int32Array.from(indices);
+  // A variant of a task word ("allergic" of "allergies") is the same word split by the stemmer,
+  // not a neighbour: it weighs its full cosine, a task word's weight scaled by how alike the two
+  // are used (bench/README.md, round 12).
+  for (const variant of variantsOf(taskIndex, vectors)) {
+    // Marked seen and not a task word (variantsOf lists none): one of the candidates' words.
+    if (seen[variant.index] === 1) expansion.set(variant.stem, Math.max(expansion.get(variant.stem) ?? 0, variant.cosine));
+  }
   for (const q of taskIndex) {
     for (const { at, cosine } of vectors.nearest(q, among, EXPANSION_NEIGHBOURS, EXPANSION_MIN_COSINE)) {
       const term = vectors.stem(among[at]);
@@ -65,3 +75,38 @@ export function neighbourExpansion(
   return expansion;
 }
 
+/**
+ * The variants of the task's words (stems) in the word vectors: the stems that begin with a task
+ * word's variant prefix (terms.ts `variantPrefix`) at a cosine of at least EXPANSION_MIN_COSINE
+ * to it, each with the largest such cosine. The task words themselves are not listed.
+ */
+function variantsOf(taskIndex: readonly number[], vectors: WordVectors): { index: number; stem: string; cosine: number }[] {
+  const found = new Map<number, { index: number; stem: string; cosine: number }>();
+  const taskSet = new Set(taskIndex);
+  for (const q of taskIndex) {
+    const prefix = variantPrefix(vectors.stem(q));
+    if (prefix === null) continue;
+    for (const index of vectors.withPrefix(prefix)) {
+      if (taskSet.has(index)) continue;
+      const cosine = vectors.cosine(q, index);
+      if (cosine < EXPANSION_MIN_COSINE || (found.get(index)?.cosine ?? -1) >= cosine) continue;
+      found.set(index, { index, stem: vectors.stem(index), cosine });
+    }
+  }
+  return [...found.values()];
+}
+
+/**
+ * `to_tsquery('simple', …)` text matching the variants of the task's words that ranking would
+ * count (`variantsOf`), `'allerg' | …`, or null when there are none: the context fetch reads the
+ * texts that hold them, which no word of the task fetches. Stems of plain letters only, so the
+ * text needs no escaping; the lookup is by exact stem, so a task word without variants (most
+ * names: "joanna") costs the fetch nothing.
+ */
+export function variantTsQuery(taskTerms: readonly string[], vectors: WordVectors): string | null {
+  const taskIndex = [...new Set(taskTerms)].map((t) => vectors.indexOf(t)).filter((i) => i >= 0);
+  const stems = variantsOf(taskIndex, vectors)
+    .map((v) => v.stem)
+    .filter((stem) => /^[a-z]+$/.test(stem) && !taskTerms.includes(stem));
+  return stems.length === 0 ? null : stems.map((stem) => `'${stem}'`).join(' | ');
+}
