@@ -24,7 +24,11 @@ const BASE: Omit<CandidateLimits, 'memoryText'> = { text: 100, variants: 20, rec
 const TOKENS_PER_RECENT_ITEM = 40;
 const MAX_RECENT = 400;
 
-/** The most full-text hits of memories any budget reads, so that a 128,000-token request stays a bounded read. */
+/**
+ * The fewest and the most full-text hits of memories a budget reads: as many as the episode hits
+ * below 500 tokens, and at most 1,000 so that a 128,000-token request stays a bounded read.
+ */
+const MIN_MEMORY_TEXT_HITS = 100;
 const MAX_MEMORY_TEXT_HITS = 1_000;
 
 /**
@@ -51,6 +55,6 @@ const MEMORY_HITS_PER_TOKEN = 0.2;
 
 export function candidateLimits(maxTokens: number): CandidateLimits {
   const recent = Math.min(MAX_RECENT, Math.max(BASE.recent, Math.ceil(maxTokens / TOKENS_PER_RECENT_ITEM)));
-  const memoryText = Math.min(MAX_MEMORY_TEXT_HITS, Math.max(BASE.text, Math.ceil(maxTokens * MEMORY_HITS_PER_TOKEN)));
+  const memoryText = Math.min(MAX_MEMORY_TEXT_HITS, Math.max(MIN_MEMORY_TEXT_HITS, Math.ceil(maxTokens * MEMORY_HITS_PER_TOKEN)));
   return { ...BASE, memoryText, recent, pinned: Math.max(BASE.pinned, recent) };
 }
