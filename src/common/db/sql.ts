@@ -96,19 +96,19 @@ export function englishTsQuery(words: string): SqlFragment {
  * context assembly and semantic search.
  */
 export function bestTextMatchIds(table: 'memories' | 'episodes', where: SqlFragment, words: string, limit: number, ties: string): SqlFragment {
-  const query = englishTsQuery(words);
-  return sql`(SELECT x.id FROM ${raw(table)} x WHERE ${where} AND x.content_tsv @@ ${query}
-    ORDER BY ts_rank(x.content_tsv, ${query}) DESC, ${raw(ties)} LIMIT ${limit})`;
+  return bestMatchIds(table, where, englishTsQuery(words), limit, ties);
 }
 
 /**
- * `(SELECT x.id FROM <table> x WHERE <where> …)`: the ids of the rows holding any of `stems`
- * (`'a' | 'b'`, stems as the english configuration indexes them), best `ts_rank` first, ties by
- * `ties`, at most `limit`. Matched under the simple configuration, which takes a stem as it is:
- * the english one would stem the stem again ("allerg" stays, but "caree" becomes "care").
+ * `bestTextMatchIds` for the rows holding any of `stems` (`'a' | 'b'`, stems as the english
+ * configuration indexes them). Matched under the simple configuration, which takes a stem as it
+ * is: the english one would stem the stem again ("allerg" stays, but "caree" becomes "care").
  */
 export function stemMatchIds(table: 'memories' | 'episodes', where: SqlFragment, stems: string, limit: number, ties: string): SqlFragment {
-  const query = sql`(SELECT to_tsquery('simple', ${stems}))`;
+  return bestMatchIds(table, where, sql`(SELECT to_tsquery('simple', ${stems}))`, limit, ties);
+}
+
+function bestMatchIds(table: 'memories' | 'episodes', where: SqlFragment, query: SqlFragment, limit: number, ties: string): SqlFragment {
   return sql`(SELECT x.id FROM ${raw(table)} x WHERE ${where} AND x.content_tsv @@ ${query}
     ORDER BY ts_rank(x.content_tsv, ${query}) DESC, ${raw(ties)} LIMIT ${limit})`;
 }
