@@ -1,4 +1,4 @@
-import { analyze, anyWordTsQuery, isStopWord, queryTerms, splitWords, stem, VARIANT_MIN_STEM, variantPrefix } from './terms';
+import { analyze, anyTermTsQuery, anyWordTsQuery, isStopWord, queryTerms, splitWords, stem, VARIANT_MIN_STEM, variantPrefix } from './terms';
 
 // The stems here are PostgreSQL's (`to_tsvector('english', …)`); test/e2e/text-analysis.e2e-spec.ts
 // checks a longer list against the database itself.
@@ -92,6 +92,13 @@ describe('anyWordTsQuery', () => {
     expect(anyWordTsQuery('Why are the webhooks not arriving?', 16)).toBe("'webhooks' | 'arriving'");
     expect(anyWordTsQuery('why is it', 16)).toBeNull();
     expect(anyWordTsQuery("'; DROP TABLE memories; --", 16)).toBe("'drop' | 'table' | 'memories'");
+  });
+
+  it('is the same query from terms already taken from the text, within their bound', () => {
+    const task = 'Which photography classes did Melanie take before the pottery workshop?';
+    expect(anyTermTsQuery(queryTerms(task, 3))).toBe(anyWordTsQuery(task, 3));
+    expect(anyTermTsQuery(queryTerms(task, 3))).toBe("'photography' | 'classes' | 'workshop'");
+    expect(anyTermTsQuery([])).toBeNull();
   });
 });
 

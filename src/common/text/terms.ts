@@ -149,7 +149,11 @@ export function queryTerms(text: string, max: number): QueryTerm[] {
  * null when it has none. Built from `queryTerms`, so it needs no escaping.
  */
 export function anyWordTsQuery(text: string, maxTerms: number): string | null {
-  const terms = queryTerms(text, maxTerms);
+  return anyTermTsQuery(queryTerms(text, maxTerms));
+}
+
+/** `anyWordTsQuery` of terms a caller already has from `queryTerms`. */
+export function anyTermTsQuery(terms: readonly QueryTerm[]): string | null {
   return terms.length === 0 ? null : terms.map((t) => `'${t.word}'`).join(' | ');
 }
 

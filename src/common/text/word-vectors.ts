@@ -179,7 +179,7 @@ export class WordVectors {
   }
 
   /** Whether the stem at an index starts with `prefix` (ASCII), read in place without decoding it. */
-  startsWith(index: number, prefix: string): boolean {
+  private startsWith(index: number, prefix: string): boolean {
     const start = this.stemStart[index];
     if (this.stemEnd(index) - start < prefix.length) return false;
     for (let k = 0; k < prefix.length; k++) if (this.text[start + k] !== prefix.charCodeAt(k)) return false;

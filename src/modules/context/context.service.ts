@@ -18,7 +18,7 @@ import { explainAssembly } from './explain';
 import { assembleContext } from './assemble';
 import { bundleSessions } from './bundle-sessions';
 import { ContextCandidate, ContextLabel, MEMORY_LABELS, recordedAt } from './ranking';
-import { anyWordTsQuery, queryTerms } from 'src/common/text/terms';
+import { anyTermTsQuery, queryTerms } from 'src/common/text/terms';
 import { variantTsQuery } from './expansion';
 import { WordVectors, wordVectors } from 'src/common/text/word-vectors';
 import { parseAsOf } from 'src/common/db/as-of';
@@ -133,7 +133,8 @@ export class ContextService implements OnModuleInit {
     const gov = await this.receipts.open(ctx, dto, { ...opts, asOf: asOf ?? undefined });
     const maxTokens = dto.max_tokens ?? this.config.defaultMaxContextTokens;
     const sessionId = dto.session_id ?? null;
-    const tsquery = anyWordTsQuery(dto.task, MAX_QUERY_TERMS);
+    const taskWords = queryTerms(dto.task, MAX_QUERY_TERMS);
+    const tsquery = anyTermTsQuery(taskWords);
     // A lexical embedding (the stub) is not semantic relevance: its cosine restates word overlap
     // that BM25 already weighs by rarity, so ranking stays on the text scale (see the decisions
     // above). Another local embedding is scored from the candidates' texts below; only a hosted
@@ -142,7 +143,7 @@ export class ContextService implements OnModuleInit {
     const local = semantic ? this.embeddings.localSimilarity(dto.task) : null;
     const vector = semantic && local === null ? await this.embeddings.embedQuery(dto.task) : null;
     const vectors = this.wordVectors();
-    const variants = vectors === null ? null : variantTsQuery(queryTerms(dto.task, MAX_QUERY_TERMS).map((t) => t.term), vectors);
+    const variants = vectors === null ? null : variantTsQuery(taskWords.map((t) => t.term), vectors);
     const query = { subjectId: dto.subject_id, tsquery, variants, sessionId, vector, limits: candidateLimits(maxTokens), asOf };
 
     // Both candidate queries at once, outside a transaction, on a read replica when one may
