@@ -348,14 +348,14 @@ describe('POST /v1/context', () => {
     expect(new Set(fetched[0])).toEqual(expected);
   });
 
-  it('deepens the memory text fetch with the budget (one hit per 5 tokens, at least 100), bounded at 1,000 hits', async () => {
+  it('deepens the memory text fetch with the budget (one hit per 5 tokens up to 1,000, one per 20 beyond, at least 100), bounded at 1,000 hits', async () => {
     // 1,200 equal text matches: the text branch takes the first N by content hash, the newest
-    // branch one item per 40 tokens of budget (at least 30).
+    // branch one item per 40 tokens of budget (at least 30, at most 400).
     const { byHash, newest } = await insertEqualMatches(t, 'deep', 'harbour log line', 1200);
 
     const { fetched, restore } = recordFetches(t, 'memoryCandidates');
     try {
-      for (const max_tokens of [500, 1000, 2000, 4000, 6000]) {
+      for (const max_tokens of [500, 1000, 2000, 4000, 20000]) {
         const b = await context(t, { subject_id: 'deep', task: 'Which harbour log?', max_tokens });
         expect(b.token_estimate).toBeLessThanOrEqual(max_tokens);
       }
@@ -366,12 +366,12 @@ describe('POST /v1/context', () => {
     expect(new Set(fetched[0])).toEqual(new Set([...byHash.slice(0, 100), ...newest(30)]));
     // 1,000 tokens: 200 hits and the 30 newest.
     expect(new Set(fetched[1])).toEqual(new Set([...byHash.slice(0, 200), ...newest(30)]));
-    // 2,000 tokens: 400 hits and the 50 newest.
-    expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 400), ...newest(50)]));
-    // 4,000 tokens: 800 hits and the 100 newest.
-    expect(new Set(fetched[3])).toEqual(new Set([...byHash.slice(0, 800), ...newest(100)]));
-    // 6,000 tokens: 1,000 hits at most (not 1,200), and the 150 newest.
-    expect(new Set(fetched[4])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(150)]));
+    // 2,000 tokens: 250 hits and the 50 newest.
+    expect(new Set(fetched[2])).toEqual(new Set([...byHash.slice(0, 250), ...newest(50)]));
+    // 4,000 tokens: 350 hits and the 100 newest.
+    expect(new Set(fetched[3])).toEqual(new Set([...byHash.slice(0, 350), ...newest(100)]));
+    // 20,000 tokens: 1,000 hits at most (not 1,200), and the 400 newest (the most).
+    expect(new Set(fetched[4])).toEqual(new Set([...byHash.slice(0, 1000), ...newest(400)]));
   });
 
   it('reads 100 episode text hits at every budget: only the memory hits deepen with it', async () => {

@@ -5,14 +5,17 @@ describe('candidateLimits', () => {
     expect(candidateLimits(1_000)).toEqual({ text: 100, memoryText: 200, variants: 20, recent: 30, pinned: 30, neighboursOf: 30, semantic: 50 });
   });
 
-  it('reads at least one memory hit per 5 tokens, and never fewer than 100', () => {
+  it('reads one memory hit per 5 tokens up to 1,000 tokens, one per 20 beyond, never fewer than 100', () => {
     expect(candidateLimits(1).memoryText).toBe(100);
     expect(candidateLimits(500).memoryText).toBe(100);
     expect(candidateLimits(750).memoryText).toBe(150);
-    expect(candidateLimits(1_500).memoryText).toBe(300);
-    expect(candidateLimits(2_000).memoryText).toBe(400);
-    expect(candidateLimits(3_000).memoryText).toBe(600);
-    expect(candidateLimits(5_000).memoryText).toBe(1_000);
+    expect(candidateLimits(1_000).memoryText).toBe(200);
+    expect(candidateLimits(1_500).memoryText).toBe(225);
+    expect(candidateLimits(2_000).memoryText).toBe(250);
+    expect(candidateLimits(4_000).memoryText).toBe(350);
+    expect(candidateLimits(16_000).memoryText).toBe(950);
+    expect(candidateLimits(17_000).memoryText).toBe(1_000);
+    expect(candidateLimits(128_000).memoryText).toBe(1_000);
   });
 
   it('reads 100 episode hits at every budget: the memory hits deepen instead', () => {
