@@ -90,6 +90,16 @@ export function englishTsQuery(words: string): SqlFragment {
 }
 
 /**
+ * The cosine similarity of a `real[]` column and `vector`, computed exactly in SQL: what
+ * pgvector's `1 - (a <=> b)` gives where the extension is not installed (the portable fallback).
+ * NULL for a zero vector; the caller checks that the dimensions agree.
+ */
+export function exactCosine(column: string, vector: number[]): SqlFragment {
+  return sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
+    FROM unnest(${raw(column)}, ${vector}::real[]) AS v(a, b))`;
+}
+
+/**
  * `(SELECT x.id FROM <table> x WHERE <where> …)`: the ids of the rows matching any of `words`,
  * best `ts_rank` first, ties by `ties` (an ORDER BY list: MEMORY_TEXT_TIES), at most `limit`.
  * `where` refers to the table as `x`. The one ranking rule of full-text candidates, shared by

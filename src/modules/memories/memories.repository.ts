@@ -5,7 +5,7 @@ import { lockSubject } from 'src/common/db/advisory-locks';
 import { SUBJECT_KEY_ROW, SubjectKey } from 'src/common/db/subject-key';
 import { keysetPageResult, keysetPageShape, keysetPageSql } from 'src/common/db/keyset-page';
 import { COUNT, ID_ROW, NO_ROWS, rowOf, RowShape } from 'src/common/db/row-shape';
-import { bestTextMatchIds, copiedValues, join, raw, sql, SqlFragment } from 'src/common/db/sql';
+import { bestTextMatchIds, copiedValues, exactCosine, join, raw, sql, SqlFragment } from 'src/common/db/sql';
 import type { AnyScope, OperatorScope, TenantScope } from 'src/common/db/tenant-scope';
 import { TenantScopedRepository } from 'src/common/db/tenant-scoped.repository';
 import type { VectorMode } from 'src/db/vector-support';
@@ -349,8 +349,7 @@ export class MemoriesRepository extends TenantScopedRepository {
     const similarity =
       mode === 'pgvector'
         ? sql`1 - (m.embedding_vec <=> ${JSON.stringify(q.vector)}::vector)`
-        : sql`(SELECT sum(a::float8 * b::float8) / nullif(sqrt(sum(a::float8 * a::float8)) * sqrt(sum(b::float8 * b::float8)), 0)
-               FROM unnest(m.embedding, ${q.vector}::real[]) AS v(a, b))`;
+        : exactCosine('m.embedding', q.vector);
     return this.scoped(em, scope, SCORED_ROW, (t) => sql`${asOfWith(q.asOf ?? null, { vector: mode === 'pgvector' })}
       SELECT * FROM (
         SELECT ${columns('m')}, (${similarity})::float8 AS score FROM memories m
