@@ -69,6 +69,10 @@ class Tally {
   count(budget: number, system: System, column: Column): number {
     return this.cells.get(`${budget}|${system}|${column}`)?.n ?? 0;
   }
+
+  sum(budget: number, system: System, column: Column): number {
+    return this.cells.get(`${budget}|${system}|${column}`)?.sum ?? 0;
+  }
 }
 
 interface Bundle {
@@ -98,10 +102,12 @@ async function main(): Promise<void> {
   const evidence = new Tally();
   const answers = new Tally();
   const tokens = new Tally();
-  // Tokens are the currency (issue 21): per budget and system, the tokens spent and the question's
-  // evidence turns they carried, summed over questions, and the distinct turns a bundle covers
-  // (a fact or summary covers the turns it cites).
-  const efficiency = new Map<string, { tokens: number; found: number; covered: number; bundles: number }>();
+  // Tokens are the currency (issue 21): over the questions with evidence, the tokens spent, the
+  // question's evidence turns they carried, and the distinct turns a bundle covers (a fact or
+  // summary covers the turns it cites).
+  const evidenceTokens = new Tally();
+  const evidenceFound = new Tally();
+  const turnsCovered = new Tally();
   const latency = new Map<number, number[]>(budgets.map((b) => [b, []]));
   const support = new Map<string, { sum: number; n: number }>();
   let overshoots = 0;
@@ -151,14 +157,10 @@ async function main(): Promise<void> {
             local.add(budget, system, q.category, recall);
             answers.add(budget, system, q.category, answerTokenRecall(q.answer, r.text));
             tokens.add(budget, system, q.category, r.tokens);
-            if (q.evidence.length > 0) {
-              const cell = efficiency.get(`${budget}|${system}`) ?? { tokens: 0, found: 0, covered: 0, bundles: 0 };
-              cell.tokens += r.tokens;
-              cell.found += q.evidence.filter((id) => r.ids.has(id)).length;
-              cell.covered += r.ids.size;
-              cell.bundles += 1;
-              efficiency.set(`${budget}|${system}`, cell);
-            }
+            const found = recall === null ? null : recall * q.evidence.length;
+            evidenceTokens.add(budget, system, q.category, found === null ? null : r.tokens);
+            evidenceFound.add(budget, system, q.category, found);
+            turnsCovered.add(budget, system, q.category, found === null ? null : r.ids.size);
           }
           if (perQuestionFile !== undefined) {
             const missed = q.evidence.filter((e) => !included.has(e));
@@ -220,14 +222,18 @@ async function main(): Promise<void> {
     const used = SYSTEMS.map((s) => `${s} ${tokens.mean(budget, s, 'all').toFixed(0)}`).join(', ');
     console.log(`budget ${budget}: context latency p50 ${l.p50} ms, p95 ${l.p95} ms (n=${l.n}); mean tokens used: ${used}`);
   }
+  /** Every token of the bundles over the evidence turns they held, overall; null when none was held. */
+  const tokensPerEvidenceTurn = (budget: number, system: System): number | null => {
+    const found = evidenceFound.sum(budget, system, 'all');
+    return found > 0 ? evidenceTokens.sum(budget, system, 'all') / found : null;
+  };
+  const turnsCoveredPerBundle = (budget: number, system: System): number | null =>
+    turnsCovered.count(budget, system, 'all') > 0 ? turnsCovered.mean(budget, system, 'all') : null;
   console.log('\nTokens per evidence turn found (every token of the bundles over the question evidence turns they held), and the distinct turns a bundle covers\n');
   console.log(`| budget | ${SYSTEMS.map((s) => `${s} tokens / evidence turn | ${s} turns covered`).join(' | ')} |`);
   console.log(`|${' --- |'.repeat(1 + 2 * SYSTEMS.length)}`);
   for (const budget of budgets) {
-    const cells = SYSTEMS.map((s) => {
-      const e = efficiency.get(`${budget}|${s}`);
-      return e ? `${e.found > 0 ? (e.tokens / e.found).toFixed(0) : 'n/a'} | ${(e.covered / e.bundles).toFixed(1)}` : 'n/a | n/a';
-    });
+    const cells = SYSTEMS.map((s) => `${tokensPerEvidenceTurn(budget, s)?.toFixed(0) ?? 'n/a'} | ${turnsCoveredPerBundle(budget, s)?.toFixed(1) ?? 'n/a'}`);
     console.log(`| ${budget} | ${cells.join(' | ')} |`);
   }
   const supportKinds = ['integration', 'reply', 'open-ticket', 'resolved-ticket', 'all'];
@@ -265,14 +271,8 @@ async function main(): Promise<void> {
         answer_token_recall: metrics(answers),
         support_recall: Object.fromEntries(SUPPORT_BUDGETS.map((b) => [b, Object.fromEntries(supportKinds.map((k) => [k, supportMean(`${b}|${k}`)]))])),
         mean_tokens_used: metrics(tokens),
-        tokens_per_evidence_turn: Object.fromEntries(budgets.map((b) => [b, Object.fromEntries(SYSTEMS.map((s) => {
-          const e = efficiency.get(`${b}|${s}`);
-          return [s, e && e.found > 0 ? e.tokens / e.found : null];
-        }))])),
-        turns_covered_per_bundle: Object.fromEntries(budgets.map((b) => [b, Object.fromEntries(SYSTEMS.map((s) => {
-          const e = efficiency.get(`${b}|${s}`);
-          return [s, e ? e.covered / e.bundles : null];
-        }))])),
+        tokens_per_evidence_turn: Object.fromEntries(budgets.map((b) => [b, Object.fromEntries(SYSTEMS.map((s) => [s, tokensPerEvidenceTurn(b, s)]))])),
+        turns_covered_per_bundle: Object.fromEntries(budgets.map((b) => [b, Object.fromEntries(SYSTEMS.map((s) => [s, turnsCoveredPerBundle(b, s)]))])),
         latency_ms: latencies,
         requests,
         budget_overshoots: overshoots,

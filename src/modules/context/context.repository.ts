@@ -115,9 +115,10 @@ export class ContextRepository extends TenantScopedRepository {
       if (q.vector !== null && mode === 'pgvector') {
         // The nearest by embedding, a memory that shares no word with the task among them, in
         // pgvector's order. Without the extension the fetch does not look for them: the exact
-        // cosine in SQL costs about 0.35 µs per dimension and memory (a second for 2,000 memories
-        // of 1,536 dimensions, measured here), a scan no context request can afford; the similarity is
-        // still computed exactly for the bounded candidates below (docs/local-models.md).
+        // cosine in SQL costs about 0.35 µs per dimension and memory (a second for 2,000
+        // memories of 1,536 dimensions, measured here), a scan no context request can afford;
+        // the similarity is still computed exactly for the bounded candidates below
+        // (docs/local-models.md).
         branches.push(sql`(SELECT x.id FROM memories x WHERE ${base} AND x.embedding IS NOT NULL AND cardinality(x.embedding) = ${q.vector.length}
           ORDER BY x.embedding_vec <=> ${vectorText}::vector, x.id LIMIT ${limits.semantic})`);
       }
