@@ -1,13 +1,11 @@
 import { chmodSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import type { PostgresDataSourceOptions } from 'typeorm/driver/postgres/PostgresDataSourceOptions';
 import { lockDataDir } from './data-dir-lock';
+import { type EmbeddedServer, startEmbeddedServer } from './embedded-server';
 import { ENTITIES } from './entities';
 import { PG_TYPES } from './pg-types';
 import { redactDatabaseUrl } from './redact-url';
@@ -67,8 +65,8 @@ export class TimeLimitedClient extends Client {
 /**
  * Per-connection time limits for PostgreSQL (startup parameters and socket options, so they
  * hold from the first statement of every pooled connection). The embedded engine gets none:
- * PGlite runs on this process's own thread, so a statement there cannot outlive the event loop,
- * and its single session must never be cut mid-transaction.
+ * PGlite runs on a thread of this process (embedded-server.ts), so it cannot become unreachable
+ * the way a remote server can, and its single session must never be cut mid-transaction.
  */
 export function timeLimitOptions(t: TimeLimits): Record<string, unknown> {
   const keepalive = t.databaseKeepaliveIdleMs ?? 0;
@@ -154,7 +152,8 @@ async function closeDataSource(ds: DataSource): Promise<void> {
 
 /**
  * PostgreSQL when a URL is configured; otherwise PGlite (Postgres in WASM) persisted under
- * dataDir and served on a private Unix socket so the ordinary pg driver talks to it. PGlite is a
+ * dataDir, run on its own thread and served on a private Unix socket so the ordinary pg driver
+ * talks to it. PGlite is a
  * single session, so the pool is exactly one connection: a second one would be refused, not
  * queued (which is why services always pass the transaction's EntityManager down).
  */
@@ -168,8 +167,7 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
   mkdirSync(dir, { recursive: true });
   // A second process on the same files would corrupt them: refuse to start instead.
   const unlock = lockDataDir(resolve(settings.dataDir));
-  let db: PGlite;
-  let server: PGLiteSocketServer;
+  let server: EmbeddedServer;
   let ds: DataSource;
   const socketDir = privateSocketDir();
   const cleanUp = () => {
@@ -177,9 +175,17 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
     unlock();
   };
   try {
-    db = await PGlite.create({ dataDir: dir, extensions: { vector } });
-    server = new PGLiteSocketServer({ db, path: join(socketDir, `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`), maxConnections: 1 });
-    await server.start();
+    server = await startEmbeddedServer({
+      dataDir: dir,
+      socketPath: join(socketDir, `.s.PGSQL.${EMBEDDED_SOCKET_PORT}`),
+      // As when PGlite ran on this thread and failed: the process ends, and its supervisor
+      // restarts it on the data directory (which PGlite recovers like PostgreSQL would).
+      onUnexpectedExit: (error) => {
+        process.nextTick(() => {
+          throw error;
+        });
+      },
+    });
   } catch (err) {
     cleanUp();
     throw err;
@@ -189,7 +195,6 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
     await initializeWithRetry(ds);
   } catch (err) {
     await server.stop();
-    await db.close();
     cleanUp();
     throw err;
   }
@@ -200,7 +205,6 @@ export async function openDatabase(settings: DatabaseSettings): Promise<Database
     close: async () => {
       await closeDataSource(ds);
       await server.stop();
-      await db.close();
       cleanUp();
     },
   };

@@ -1,0 +1,144 @@
+import { Worker } from 'node:worker_threads';
+
+/**
+ * The embedded engine (PGlite: PostgreSQL compiled to WASM) and the socket server the pg driver
+ * talks to, run on a worker thread of this process.
+ *
+ * Why a thread: PGlite executes every statement synchronously on the thread that owns it. On the
+ * service's own thread a statement stopped the event loop for its whole run (a large export's
+ * query, a receipt's INSERT and its WAL writes), so nothing else (probes, other requests, the
+ * bundle being built while a receipt is written) could proceed meanwhile, and the protocol
+ * buffers it copied were the service's garbage. On its own thread the database works while the
+ * service's JavaScript runs on the other core, which is what PostgreSQL gives for free.
+ *
+ * The data directory stays owned by one process (the caller holds its lock) and one thread.
+ */
+export interface EmbeddedServer {
+  /** Stops the socket server and closes the database (flushing it), then ends the thread. */
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedServerOptions {
+  dataDir: string;
+  /** The Unix socket the server listens on. */
+  socketPath: string;
+  /** Called once if the thread ends while the service still needs it. */
+  onUnexpectedExit(error: Error): void;
+  /** Bound on opening the database (recovery of a large directory can take a while). */
+  startTimeoutMs?: number;
+  stopTimeoutMs?: number;
+}
+
+/**
+ * The thread's program. It is plain JavaScript in a string, run with `eval`, so the same code
+ * runs from the compiled service and from the TypeScript sources under jest (a worker cannot load
+ * a .ts file); the modules are resolved by the caller and passed in as absolute paths.
+ */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { PGlite } = require(workerData.modules.pglite);
+const { vector } = require(workerData.modules.vector);
+const { PGLiteSocketServer } = require(workerData.modules.socket);
+(async () => {
+  let db;
+  let server;
+  try {
+    db = await PGlite.create({ dataDir: workerData.dataDir, extensions: { vector } });
+    server = new PGLiteSocketServer({ db, path: workerData.socketPath, maxConnections: 1 });
+    await server.start();
+  } catch (err) {
+    if (db) await db.close().catch(() => undefined);
+    parentPort.postMessage({ type: 'failed', message: err && err.message ? err.message : String(err) });
+    return;
+  }
+  parentPort.postMessage({ type: 'ready' });
+  parentPort.on('message', async (msg) => {
+    if (msg.type !== 'stop') return;
+    let message = null;
+    try {
+      await server.stop();
+      await db.close();
+    } catch (err) {
+      message = err && err.message ? err.message : String(err);
+    }
+    parentPort.postMessage({ type: 'stopped', message });
+    parentPort.close();
+  });
+})();
+`;
+
+type WorkerMessage = { type: 'ready' } | { type: 'failed'; message: string } | { type: 'stopped'; message: string | null };
+
+export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<EmbeddedServer> {
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      dataDir: options.dataDir,
+      socketPath: options.socketPath,
+      modules: {
+        pglite: require.resolve('@electric-sql/pglite'),
+        vector: require.resolve('@electric-sql/pglite-pgvector'),
+        socket: require.resolve('@electric-sql/pglite-socket'),
+      },
+    },
+  });
+  let stopping = false;
+  let started = false;
+
+  return new Promise<EmbeddedServer>((resolveStart, rejectStart) => {
+    const startTimer = setTimeout(() => {
+      void worker.terminate();
+      rejectStart(new Error(`The embedded database did not open within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s (${options.dataDir}).`));
+    }, options.startTimeoutMs ?? 120_000);
+    startTimer.unref();
+
+    let stopped: ((message: string | null) => void) | null = null;
+    worker.on('message', (msg: WorkerMessage) => {
+      if (msg.type === 'ready') {
+        clearTimeout(startTimer);
+        started = true;
+        resolveStart({ stop });
+      } else if (msg.type === 'failed') {
+        clearTimeout(startTimer);
+        stopping = true;
+        void worker.terminate();
+        rejectStart(new Error(msg.message));
+      } else if (msg.type === 'stopped') {
+        stopped?.(msg.message);
+      }
+    });
+    let lastError: Error | null = null;
+    worker.on('error', (err) => {
+      lastError = err;
+    });
+    worker.on('exit', (code) => {
+      clearTimeout(startTimer);
+      stopped?.(lastError ? lastError.message : null);
+      if (stopping) return;
+      const error = new Error(
+        `The embedded database's thread ended unexpectedly (exit code ${code}${lastError ? `: ${lastError.message}` : ''}); the service cannot continue without it.`,
+      );
+      if (!started) rejectStart(error);
+      else options.onUnexpectedExit(error);
+    });
+
+    async function stop(): Promise<void> {
+      if (stopping) return;
+      stopping = true;
+      const done = new Promise<string | null>((r) => {
+        stopped = r;
+      });
+      const timeoutMs = options.stopTimeoutMs ?? 30_000;
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((r) => {
+        timer = setTimeout(() => r('timeout'), timeoutMs);
+      });
+      worker.postMessage({ type: 'stop' });
+      const outcome = await Promise.race([done, timedOut]);
+      clearTimeout(timer);
+      await worker.terminate();
+      if (outcome === 'timeout') throw new Error(`The embedded database did not close within ${Math.round(timeoutMs / 1000)} s.`);
+      if (outcome) throw new Error(`Closing the embedded database failed: ${outcome}`);
+    }
+  });
+}
