@@ -1,8 +1,9 @@
 /**
  * Two builds' ingest CPU side by side under the same load (issue 22): `npm run build && node
  * dist/bench/perf/ingest-pair.js --a path/to/dist/src/main.js [--b path/to/dist/src/main.js]
- * [--batch 100] [--conc 8] [--slices 8] [--slice 400] [--sessions false] [--pg-admin-url URL]`.
- * PostgreSQL only.
+ * [--batch 100] [--conc 8] [--slices 8] [--slice 400] [--sessions false] [--engine pglite]
+ * [--pg-admin-url URL]`. PostgreSQL by default (each side on its own fresh database); `--engine
+ * pglite` gives each side its own embedded data directory.
  *
  * On a machine shared with other work, CPU per request drifts by ±10% from one minute to the
  * next, more than a change to the request path moves it; runs of one build after the other
@@ -28,7 +29,9 @@ async function main(): Promise<void> {
   const a = arg('a');
   if (!a) throw new Error('--a path/to/dist/src/main.js is required');
   const b = arg('b', resolve(__dirname, '..', '..', 'src', 'main.js'))!;
-  const pgAdminUrl = pgAdminUrlArg();
+  const engine = arg('engine', 'postgres')!;
+  if (!['postgres', 'pglite'].includes(engine)) throw new Error('--engine is postgres or pglite');
+  const pgAdminUrl = engine === 'postgres' ? pgAdminUrlArg() : undefined;
   const batch = Number(arg('batch', '0'));
   const conc = Number(arg('conc', batch > 0 ? '2' : '8'));
   const slices = Number(arg('slices', '8'));
@@ -70,9 +73,9 @@ async function main(): Promise<void> {
     return { build: k === 0 ? `A ${a}` : `B ${b}`, service_cpu_ms_per_request: Math.round(cpu * 1000) / 1000, ...(batch > 0 ? { service_cpu_ms_per_episode: Math.round((cpu / batch) * 10000) / 10000 } : {}), rate_per_s: summary.throughput_per_s, p50: summary.p50, p99: summary.p99 };
   });
   const ratio = Math.round((out[1].service_cpu_ms_per_request / out[0].service_cpu_ms_per_request) * 1000) / 1000;
-  process.stdout.write(`${batch > 0 ? `batches of ${batch}` : 'single episodes'} at concurrency ${conc}, ${slices} slices of ${slice} per side, ${sessions ? 'with' : 'without'} sessions\n`);
+  process.stdout.write(`${engine}: ${batch > 0 ? `batches of ${batch}` : 'single episodes'} at concurrency ${conc}, ${slices} slices of ${slice} per side, ${sessions ? 'with' : 'without'} sessions\n`);
   for (const o of out) process.stdout.write(`${o.build}: service CPU ${o.service_cpu_ms_per_request} ms per request, ${o.rate_per_s}/s, p50 ${o.p50} p99 ${o.p99} ms\n`);
-  process.stdout.write(`B ÷ A service CPU per request: ${ratio}\n${JSON.stringify({ batch, conc, slices, slice, sessions, out, ratio })}\n`);
+  process.stdout.write(`B ÷ A service CPU per request: ${ratio}\n${JSON.stringify({ engine, batch, conc, slices, slice, sessions, out, ratio })}\n`);
 }
 
 main().catch((err) => {

@@ -84,6 +84,7 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
   });
   let stopping = false;
   let started = false;
+  let exited = false;
 
   return new Promise<EmbeddedServer>((resolveStart, rejectStart) => {
     const startTimer = setTimeout(() => {
@@ -112,6 +113,7 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
       lastError = err;
     });
     worker.on('exit', (code) => {
+      exited = true;
       clearTimeout(startTimer);
       stopped?.(lastError ? lastError.message : null);
       if (stopping) return;
@@ -123,7 +125,8 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
     });
 
     async function stop(): Promise<void> {
-      if (stopping) return;
+      // A thread that already ended (reported through onUnexpectedExit) has nothing to close.
+      if (stopping || exited) return;
       stopping = true;
       const done = new Promise<string | null>((r) => {
         stopped = r;
