@@ -153,9 +153,9 @@ async function closeDataSource(ds: DataSource): Promise<void> {
 /**
  * PostgreSQL when a URL is configured; otherwise PGlite (Postgres in WASM) persisted under
  * dataDir, run on its own thread and served on a private Unix socket so the ordinary pg driver
- * talks to it. PGlite is a
- * single session, so the pool is exactly one connection: a second one would be refused, not
- * queued (which is why services always pass the transaction's EntityManager down).
+ * talks to it. PGlite is a single session, so the pool is exactly one connection: a second one
+ * would be refused, not queued (which is why services always pass the transaction's
+ * EntityManager down).
  */
 export async function openDatabase(settings: DatabaseSettings): Promise<Database> {
   if (settings.databaseUrl) {

@@ -88,6 +88,7 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
 
   return new Promise<EmbeddedServer>((resolveStart, rejectStart) => {
     const startTimer = setTimeout(() => {
+      stopping = true;
       void worker.terminate();
       rejectStart(new Error(`The embedded database did not open within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s (${options.dataDir}).`));
     }, options.startTimeoutMs ?? 120_000);
