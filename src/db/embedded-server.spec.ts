@@ -54,8 +54,9 @@ describe('the embedded engine on its own thread', () => {
     // A file where the data directory should be: PGlite cannot create its cluster there.
     const blocked = join(dir, 'not-a-directory');
     writeFileSync(blocked, 'x');
-    await expect(
-      startEmbeddedServer({ dataDir: blocked, socketPath: join(dir, 's.sock'), onUnexpectedExit: () => undefined, startTimeoutMs: 60_000 }),
-    ).rejects.toThrow();
+    const opening = startEmbeddedServer({ dataDir: blocked, socketPath: join(dir, 's.sock'), onUnexpectedExit: () => undefined, startTimeoutMs: 60_000 });
+    // The engine's own reason (an Emscripten ErrnoError, which has no message), not "[object Object]".
+    await expect(opening).rejects.toThrow(`The embedded database in ${blocked} could not open: ErrnoError`);
+    await expect(opening).rejects.not.toThrow('[object Object]');
   });
 });

@@ -39,6 +39,9 @@ const { parentPort, workerData } = require('node:worker_threads');
 const { PGlite } = require(workerData.modules.pglite);
 const { vector } = require(workerData.modules.vector);
 const { PGLiteSocketServer } = require(workerData.modules.socket);
+const { inspect } = require('node:util');
+// PGlite's file-system errors are Emscripten ErrnoErrors: plain objects without a message.
+const describe = (err) => (err && typeof err.message === 'string' && err.message ? err.message : inspect(err, { breakLength: Infinity }));
 (async () => {
   let db;
   let server;
@@ -48,7 +51,7 @@ const { PGLiteSocketServer } = require(workerData.modules.socket);
     await server.start();
   } catch (err) {
     if (db) await db.close().catch(() => undefined);
-    parentPort.postMessage({ type: 'failed', message: err && err.message ? err.message : String(err) });
+    parentPort.postMessage({ type: 'failed', message: describe(err) });
     return;
   }
   parentPort.postMessage({ type: 'ready' });
@@ -59,7 +62,7 @@ const { PGLiteSocketServer } = require(workerData.modules.socket);
       await server.stop();
       await db.close();
     } catch (err) {
-      message = err && err.message ? err.message : String(err);
+      message = describe(err);
     }
     parentPort.postMessage({ type: 'stopped', message });
     parentPort.close();
@@ -86,12 +89,14 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
   let started = false;
   let exited = false;
 
+  const startTimeoutMs = options.startTimeoutMs ?? 120_000;
+
   return new Promise<EmbeddedServer>((resolveStart, rejectStart) => {
     const startTimer = setTimeout(() => {
       stopping = true;
       void worker.terminate();
-      rejectStart(new Error(`The embedded database did not open within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s (${options.dataDir}).`));
-    }, options.startTimeoutMs ?? 120_000);
+      rejectStart(new Error(`The embedded database did not open within ${Math.round(startTimeoutMs / 1000)} s (${options.dataDir}).`));
+    }, startTimeoutMs);
     startTimer.unref();
 
     let stopped: ((message: string | null) => void) | null = null;
@@ -104,7 +109,7 @@ export function startEmbeddedServer(options: EmbeddedServerOptions): Promise<Emb
         clearTimeout(startTimer);
         stopping = true;
         void worker.terminate();
-        rejectStart(new Error(msg.message));
+        rejectStart(new Error(`The embedded database in ${options.dataDir} could not open: ${msg.message}`));
       } else if (msg.type === 'stopped') {
         stopped?.(msg.message);
       }
