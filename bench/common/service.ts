@@ -49,7 +49,10 @@ export interface StartOptions {
  */
 function startNodeFlags(): string[] {
   const pkg = JSON.parse(readFileSync(resolve(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
-  return pkg.scripts['start:prod'].split(/\s+/).filter((word) => word.startsWith('--'));
+  // BENCH_NODE_FLAGS adds flags for a run (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`), which
+  // NODE_OPTIONS does not accept for every flag.
+  const extra = (process.env.BENCH_NODE_FLAGS ?? '').split(/\s+/).filter(Boolean);
+  return [...pkg.scripts['start:prod'].split(/\s+/).filter((word) => word.startsWith('--')), ...extra];
 }
 
 export async function startService(opts: StartOptions = {}): Promise<RunningService> {
