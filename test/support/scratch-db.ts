@@ -1,8 +1,9 @@
 import { PGlite } from '@electric-sql/pglite';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { PGLiteSocketHandler, PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { initializeWithRetry } from 'src/db/data-source';
+import { useBatchedReads } from 'src/db/pglite-batched-reads';
 import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from './throwaway-db';
 
 export interface ScratchDb {
@@ -25,6 +26,8 @@ export async function createScratchDb(): Promise<ScratchDb> {
     return { url: db.url, poolSize: 5, open: () => open(db.url), drop: db.drop };
   }
   const db = await PGlite.create({ extensions: { vector } });
+  // Read as the service's embedded engine reads (src/db/pglite-batched-reads.ts).
+  useBatchedReads(PGLiteSocketHandler);
   const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
   await server.start();
   const url = `postgresql://postgres@127.0.0.1:${(server as unknown as { port: number }).port}/postgres`;
