@@ -192,6 +192,18 @@ describe('open access (no API key, no stored key)', () => {
     expectEnvelope(await request(t.http).get('/v1/subjects'), 401, 'missing_api_key');
     expectEnvelope(await request(t.http).get('/v1/subjects').set('X-API-Key', 'guess'), 403, 'invalid_api_key');
   });
+
+  it('refuses every request sent after the first key lands, while earlier requests are still being checked', async () => {
+    await t.ds.query(`DELETE FROM api_keys`);
+    const send = (n: number) => Array.from({ length: n }, () => request(t.http).get('/v1/subjects').then((r) => r.status));
+    // Concurrent requests share the "any key?" read (FreshRead, whose unit spec pins the order);
+    // none sent after the key landed may take an answer read before it, nor a remembered one.
+    const before = send(24);
+    await t.ds.query(`INSERT INTO api_keys (id, role, secret_sha256) VALUES ('0123456789ac', 'operator', $1)`, [createHash('sha256').update('y').digest()]);
+    const after = send(24);
+    expect(new Set(await Promise.all(after))).toEqual(new Set([401]));
+    expect((await Promise.all(before)).every((s) => s === 200 || s === 401)).toBe(true);
+  });
 });
 
 describe('keys CLI command', () => {

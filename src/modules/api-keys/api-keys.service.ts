@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { KeyResolver, Principal, Role } from 'src/common/auth/principal';
+import { FreshRead } from 'src/common/db/fresh-read';
 import { AppError } from 'src/common/errors/app-error';
 import { ApiKeysRepository } from './api-keys.repository';
 import { ApiKeyCreatedDto, ApiKeyDto, toApiKeyDto } from './dto/api-key.dto';
@@ -32,18 +33,23 @@ interface CachedKey {
  * A valid key usually costs no query (remembered for KEY_CACHE_MS); whether any key exists — the
  * difference between open access and a refusal — is always read from the table, never from a
  * remembered count, so the first key created on any replica closes open access everywhere at once.
+ * Concurrent open-access requests share that read (FreshRead: each from a query that began after
+ * it arrived), so under load it costs one round trip per few requests, not one each.
  */
 @Injectable()
 export class ApiKeysService implements KeyResolver {
   private readonly cache = new Map<string, CachedKey>();
+  private readonly anyActive: FreshRead<boolean>;
 
   constructor(
     private readonly ds: DataSource,
     private readonly repo: ApiKeysRepository,
-  ) {}
+  ) {
+    this.anyActive = new FreshRead(() => this.repo.anyActive(this.ds.manager));
+  }
 
   keysInUse(): Promise<boolean> {
-    return this.repo.anyActive(this.ds.manager);
+    return this.anyActive.get();
   }
 
   async resolve(token: string): Promise<Principal | null> {
