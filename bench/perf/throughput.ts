@@ -1,7 +1,9 @@
 /**
  * Throughput benchmark (issue 22): `npm run build && node dist/bench/perf/throughput.js
- * [--ingest 1200] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8]`. PostgreSQL only (SERVICE_WORKERS > 1
- * needs it). In one run, with two services up side by side on fresh databases:
+ * [--ingest 1200] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8] [--open]`. PostgreSQL only (SERVICE_WORKERS > 1
+ * needs it). In one run, with two services up side by side on fresh databases, each started
+ * with an API key that every request presents, as a deployment under load runs (`--open`: open
+ * access, where every request without a key asks the database whether any key exists):
  *
  * 0. the database's own ceiling: pgbench inserting the same episode row into the migrated
  *    `episodes` table (its indexes, generated tsvector and trigger), 1 row per transaction at 1, 8
@@ -34,6 +36,11 @@ import { summarise, Summary } from '../common/stats';
 import { episodesFor, TASKS } from './data';
 
 const SLICES = 4;
+const OPEN = process.argv.includes('--open');
+const API_KEY = 'throughput-bench-key';
+const AUTH: Record<string, string> = OPEN ? {} : { 'x-api-key': API_KEY };
+/** A client of a bench service, presenting its key. */
+const connect = (base: string): Client => client(base, AUTH);
 
 interface Result {
   comparison: string;
@@ -115,7 +122,7 @@ const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
 /** memory_ingest_group_size's count and sum, from /metrics (text). */
 async function groups(base: string): Promise<{ count: number; sum: number }> {
-  const text = await (await fetch(`${base}/metrics`)).text();
+  const text = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();
   const pick = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return { count: pick('memory_ingest_group_size_count'), sum: pick('memory_ingest_group_size_sum') };
 }
@@ -133,7 +140,7 @@ async function main(): Promise<void> {
   let contextCpu: Awaited<ReturnType<typeof cpuPerRequest>> | null = null;
   const services: RunningService[] = [];
   const start = async (env: Record<string, string>, databaseUrl?: string) => {
-    const svc = await startService({ pgAdminUrl, databaseUrl, env });
+    const svc = await startService({ pgAdminUrl, databaseUrl, env: OPEN ? env : { SERVICE_API_KEY: API_KEY, ...env } });
     services.push(svc);
     return svc;
   };
@@ -167,8 +174,8 @@ async function main(): Promise<void> {
     // 1. Group commit on vs off, one worker each.
     log('ingest: starting two services (group commit on, off)');
     const onBase = (await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' })).base;
-    const on = client(onBase);
-    const off = client((await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' })).base);
+    const on = connect(onBase);
+    const off = connect((await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' })).base);
     const ingestSide = (name: string, api: Client) => ({
       name,
       run: (n: number, c: number, offset: number) => {
@@ -207,8 +214,8 @@ async function main(): Promise<void> {
     // 2. Context with one worker vs two.
     log('context: starting two services (SERVICE_WORKERS=1, 2)');
     const oneSvc = await start({ SERVICE_WORKERS: '1' });
-    const one = client(oneSvc.base);
-    const two = client((await start({ SERVICE_WORKERS: '2' })).base);
+    const one = connect(oneSvc.base);
+    const two = connect((await start({ SERVICE_WORKERS: '2' })).base);
     const sid = 'bench-ctx';
     const eps = episodesFor(sid, 500, 99);
     let memories = 0;
@@ -261,8 +268,8 @@ async function main(): Promise<void> {
       try {
         await primary.init();
         replica = await primary.startReplica();
-        const alone = client((await start({}, primary.url())).base);
-        const replicated = client((await start({ SERVICE_READ_REPLICA_URLS: JSON.stringify([replica.url()]) }, primary.url())).base);
+        const alone = connect((await start({}, primary.url())).base);
+        const replicated = connect((await start({ SERVICE_READ_REPLICA_URLS: JSON.stringify([replica.url()]) }, primary.url())).base);
         const rsid = 'bench-replica';
         const reps = episodesFor(rsid, 500, 99);
         for (let i = 0; i < reps.length; i += 100) await alone.call('POST', '/v1/episodes/batch', { episodes: reps.slice(i, i + 100) });
