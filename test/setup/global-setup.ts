@@ -1,9 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketHandler, PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { upgrade } from '../../src/db/migration-runner';
-import { useBatchedReads } from '../../src/db/pglite-batched-reads';
+import { servePGlite } from './pglite-server';
 import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from '../support/throwaway-db';
 
 /**
@@ -30,16 +27,9 @@ export default async function globalSetup(): Promise<void> {
     g.__memsvcTeardown = db.drop;
     process.env.TEST_DB_POOL = '5';
   } else {
-    const db = await PGlite.create({ extensions: { vector } });
-    // Read as the service's embedded engine reads (src/db/pglite-batched-reads.ts).
-    useBatchedReads(PGLiteSocketHandler);
-    const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-    await server.start();
-    url = `postgresql://postgres@127.0.0.1:${(server as unknown as { port: number }).port}/postgres`;
-    g.__memsvcTeardown = async () => {
-      await server.stop();
-      await db.close();
-    };
+    const served = await servePGlite();
+    url = served.url;
+    g.__memsvcTeardown = served.stop;
     process.env.TEST_DB_POOL = '1';
   }
   const ds = new DataSource({ type: 'postgres', url, extra: { max: 1 } });

@@ -1,9 +1,6 @@
-import { PGlite } from '@electric-sql/pglite';
-import { vector } from '@electric-sql/pglite-pgvector';
-import { PGLiteSocketHandler, PGLiteSocketServer } from '@electric-sql/pglite-socket';
 import { DataSource } from 'typeorm';
 import { initializeWithRetry } from 'src/db/data-source';
-import { useBatchedReads } from 'src/db/pglite-batched-reads';
+import { servePGlite } from '../setup/pglite-server';
 import { createThrowawayDb, DEFAULT_PG_ADMIN_URL } from './throwaway-db';
 
 export interface ScratchDb {
@@ -25,21 +22,8 @@ export async function createScratchDb(): Promise<ScratchDb> {
     const db = await createThrowawayDb(process.env.TEST_PG_ADMIN_URL ?? DEFAULT_PG_ADMIN_URL, 'memsvc_scratch');
     return { url: db.url, poolSize: 5, open: () => open(db.url), drop: db.drop };
   }
-  const db = await PGlite.create({ extensions: { vector } });
-  // Read as the service's embedded engine reads (src/db/pglite-batched-reads.ts).
-  useBatchedReads(PGLiteSocketHandler);
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 1 });
-  await server.start();
-  const url = `postgresql://postgres@127.0.0.1:${(server as unknown as { port: number }).port}/postgres`;
-  return {
-    url,
-    poolSize: 1,
-    open: () => open(url),
-    drop: async () => {
-      await server.stop();
-      await db.close();
-    },
-  };
+  const { url, stop } = await servePGlite();
+  return { url, poolSize: 1, open: () => open(url), drop: stop };
 }
 
 export interface ScratchHandle {
