@@ -306,6 +306,59 @@ describe('HealthTextIndex (health read across recomputations)', () => {
   });
 });
 
+describe('repeatedIssues on openings of every size', () => {
+  // Openings of 1 to 12 words from a skewed vocabulary (a few words in most openings, many rare
+  // ones), so pairs of unequal size link through the smaller one's share of the larger.
+  const VOCABULARY = Array.from({ length: 40 }, (_, i) => `word${String.fromCharCode(97 + (i % 26))}${String.fromCharCode(97 + Math.floor(i / 26))}`);
+  function openings(seed: number, count: number): SupportEpisode[] {
+    const rnd = prng(seed);
+    return Array.from({ length: count }, (_, i) => {
+      const size = 1 + Math.floor(rnd() * 12);
+      const words = Array.from({ length: size }, () => VOCABULARY[Math.floor(VOCABULARY.length * rnd() ** 2.5)]);
+      return episode(`s${i}`, 'user', ago((count - i) * HOUR), words.join(' '));
+    });
+  }
+  /** The groups by the pairwise rule on every pair (as sorted id lists). */
+  function everyPair(sessions: ReturnType<typeof buildSessions>): string[][] {
+    const opening = sessions.map((s) => contentWords(s.episodes[0].text));
+    const label = sessions.map((_, i) => i);
+    for (let i = 0; i < sessions.length; i++) {
+      for (let j = i + 1; j < sessions.length; j++) {
+        const shared = [...opening[i]].filter((w) => opening[j].has(w)).length;
+        if (shared >= 2 && shared / Math.min(opening[i].size, opening[j].size) >= 0.6) {
+          const from = label[j], to = label[i];
+          for (let k = 0; k < label.length; k++) if (label[k] === from) label[k] = to;
+        }
+      }
+    }
+    return sorted([...new Set(label)].map((l) => sessions.filter((_, i) => label[i] === l).map((s) => s.session_id)).filter((g) => g.length > 1));
+  }
+  const sorted = (groups: string[][]) => groups.map((g) => [...g].sort()).sort();
+  const ids = (groups: { session_id: string }[][]) => sorted(groups.map((g) => g.map((s) => s.session_id)));
+
+  it('links what comparing every pair links, computed at once', () => {
+    let unequal = 0;
+    for (let seed = 1; seed <= 15; seed++) {
+      const sessions = buildSessions(openings(seed, 120), []);
+      const expected = everyPair(sessions);
+      expect(ids(repeatedIssues(sessions))).toEqual(expected);
+      unequal += expected.filter((g) => new Set(g.map((id) => contentWords(sessions.find((s) => s.session_id === id)!.episodes[0].text).size)).size > 1).length;
+    }
+    expect(unequal).toBeGreaterThan(5);
+  });
+
+  it('links what comparing every pair links while sessions are added and the oldest leave', () => {
+    const index = new HealthTextIndex();
+    const subject = { tenantId: null, subjectId: 'window' };
+    const all = openings(99, 400);
+    for (let end = 20; end <= 400; end += 20) {
+      // Up to 200 sessions: past that, the oldest leave as new ones come (a sliding window).
+      const sessions = buildSessions(all.slice(Math.max(0, end - 200), end), []);
+      expect(ids(repeatedIssues(sessions, { texts: index, subject }))).toEqual(everyPair(sessions));
+    }
+  });
+});
+
 describe('healthStateForScore', () => {
   it('uses the contract thresholds', () => {
     expect([100, 70, 69, 40, 39, 0].map(healthStateForScore)).toEqual(['healthy', 'healthy', 'watch', 'watch', 'at_risk', 'at_risk']);

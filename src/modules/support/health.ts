@@ -384,9 +384,18 @@ function ids(sessions: readonly SupportSession[]): string {
  * Groups (size >= 2) of sessions raising the same issue, each in session order, groups ordered
  * by their first session. Linking is transitive (union-find), so the result does not depend on
  * which pair is compared first. A session's opening is its first customer message (the first
- * of its episodes where the customer speaks). Pairs are found through an index of the openings'
- * words: only sessions sharing a word are ever compared, so a subject of many distinct issues
- * does not cost every pair of sessions.
+ * of its episodes where the customer speaks).
+ *
+ * Pairs are found through an index of the openings' words, filtered by prefix: two openings
+ * raise the same issue only when the smaller (m words) shares at least k(m) of its words with
+ * the other (sameIssue: two, and 60% of m), so any m - k(m) + 1 of its words hold a shared one;
+ * it takes its rarest (`prefixLength`).
+ * Each session is indexed under those rarest words (its prefix, `byPrefixWord`) and under all
+ * its words (`byWord`); a new session meets a smaller-or-equal earlier one through its words
+ * in that one's prefix, and a larger earlier one through its own prefix, and every such
+ * candidate is then counted exactly. A word nearly every opening has ("order", "account") is
+ * thus almost never walked, where indexing every word walked it for every session: that cost
+ * every pair of sessions on subjects whose openings share common words.
  */
 export function repeatedIssues(
   sessions: readonly SupportSession[],
@@ -400,26 +409,36 @@ export function repeatedIssues(
     }
     return EMPTY_WORDS;
   });
-  const links = texts.takeLinks(subject, ids, words);
-  const { parent, sessionsWith } = links;
+  let links = texts.takeLinks(subject, ids, words);
+  // Word ranks are fixed when the links start (rarer first, by how many of these openings use
+  // each word); starting again once the sessions have doubled keeps them close to the subject's
+  // words at a cost amortised over the sessions added.
+  if (sessions.length >= 2 * links.rankedAt) links = startLinks(words);
+  const { parent, byWord, byPrefixWord, rank } = links;
   const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i])));
+  const seenBy: number[] = new Array<number>(sessions.length).fill(-1);
   for (let j = links.ids.length; j < sessions.length; j++) {
+    const mine = words[j];
     links.ids.push(ids[j]);
-    links.words.push(words[j]);
+    links.words.push(mine);
     parent.push(j);
-    // How many words session j shares with each earlier session.
-    const shared = new Map<number, number>();
-    for (const word of words[j]) {
-      const earlier = sessionsWith.get(word);
-      if (earlier === undefined) sessionsWith.set(word, [j]);
-      else {
-        for (const i of earlier) shared.set(i, (shared.get(i) ?? 0) + 1);
-        earlier.push(j);
-      }
-    }
-    for (const [i, count] of shared) {
-      if (sameIssue(count, words[i].size, words[j].size)) parent[Math.max(root(i), root(j))] = Math.min(root(i), root(j));
-    }
+    if (mine.size < REPEAT_MIN_SHARED_WORDS) continue;
+    for (const word of mine) if (!rank.has(word)) rank.set(word, -rank.size - 1);
+    const ordered = [...mine].sort((x, y) => rank.get(x)! - rank.get(y)!);
+    const prefix = ordered.slice(0, prefixLength(mine.size));
+    const consider = (i: number) => {
+      if (seenBy[i] === j) return;
+      seenBy[i] = j;
+      // Already in one group: the pair cannot change it, so it is not counted.
+      const ri = root(i), rj = root(j);
+      if (ri !== rj && sameIssue(sharedWords(words[i], mine), words[i].size, mine.size)) parent[Math.max(ri, rj)] = Math.min(ri, rj);
+    };
+    // Earlier openings no larger than this one: one of their prefix words is among its words.
+    for (const word of mine) for (const i of byPrefixWord.get(word) ?? NONE) if (words[i].size <= mine.size) consider(i);
+    // Larger ones: one of this opening's prefix words is among theirs.
+    for (const word of prefix) for (const i of byWord.get(word) ?? NONE) if (words[i].size > mine.size) consider(i);
+    for (const word of prefix) pushTo(byPrefixWord, word, j);
+    for (const word of mine) pushTo(byWord, word, j);
   }
   texts.keepLinks(subject, links);
   const groups = new Map<number, SupportSession[]>();
@@ -434,21 +453,55 @@ export function repeatedIssues(
 
 /**
  * Which sessions raise the same issue, as far as the first `ids.length` sessions go: their ids
- * and opening words (the very sets HealthTextIndex.signals returned), the union-find over them
- * and the index of their words. Kept per subject so a recomputation compares only the sessions
- * added since the last one with the others.
+ * and opening words (the very sets HealthTextIndex.signals returned), the union-find over them,
+ * the word ranks and the two indexes of repeatedIssues. Kept per subject so a recomputation
+ * compares only the sessions added since the last one with the others.
  */
 interface SessionLinks {
   ids: string[];
   words: ReadonlySet<string>[];
   parent: number[];
-  sessionsWith: Map<string, number[]>;
+  /** Rank of each word (lower: rarer); a word first met after the start ranks below all, as rare. */
+  rank: Map<string, number>;
+  /** How many sessions the ranks were counted over (at least 1): the links start again at twice that. */
+  rankedAt: number;
+  byWord: Map<string, number[]>;
+  byPrefixWord: Map<string, number[]>;
 }
 
 function emptyLinks(): SessionLinks {
-  return { ids: [], words: [], parent: [], sessionsWith: new Map() };
+  return { ids: [], words: [], parent: [], rank: new Map(), rankedAt: 0, byWord: new Map(), byPrefixWord: new Map() };
 }
 
+/** Empty links whose word ranks count these openings: fewer openings using a word rank it rarer (ties by the word). */
+function startLinks(openings: readonly ReadonlySet<string>[]): SessionLinks {
+  const uses = new Map<string, number>();
+  for (const opening of openings) for (const word of opening) uses.set(word, (uses.get(word) ?? 0) + 1);
+  const ordered = [...uses.keys()].sort((x, y) => uses.get(x)! - uses.get(y)! || (x < y ? -1 : x > y ? 1 : 0));
+  return { ...emptyLinks(), rank: new Map(ordered.map((word, i) => [word, i])), rankedAt: Math.max(1, openings.length) };
+}
+
+/** How many of an opening's rarest words must include one it shares with any opening it raises the same issue as. */
+function prefixLength(size: number): number {
+  let shared = REPEAT_MIN_SHARED_WORDS;
+  while (!sameIssue(shared, size, size)) shared++;
+  return size - shared + 1;
+}
+
+function sharedWords(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
+  const [small, large] = a.size <= b.size ? [a, b] : [b, a];
+  let shared = 0;
+  for (const word of small) if (large.has(word)) shared++;
+  return shared;
+}
+
+function pushTo(index: Map<string, number[]>, word: string, session: number): void {
+  const list = index.get(word);
+  if (list === undefined) index.set(word, [session]);
+  else list.push(session);
+}
+
+const NONE: readonly number[] = [];
 const EMPTY_WORDS: ReadonlySet<string> = new Set();
 
 /** Two openings with `shared` words in common (of `a` and `b` words) raise the same issue. */
