@@ -37,6 +37,8 @@ export interface MemoryDraft {
   metadata: Record<string, unknown>;
   /** Index of the later draft of the same compile that replaced this one. */
   replaced_by_draft?: number;
+  /** Id of the subject's memory, newer than this draft, that it is history behind (older news). */
+  replaced_by_memory?: string;
 }
 
 /**

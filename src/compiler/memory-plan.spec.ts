@@ -75,7 +75,7 @@ describe('planMemories', () => {
   it('keeps an older restatement than the known memory as history', () => {
     const plan = planMemories([known('m1', 10, 'profile:name', 'name: Juno')], [fact('e0', 3, 'profile:name', 'name: Juno')]);
     expect(plan.supersede).toEqual([]);
-    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10) });
+    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10), replaced_by_memory: 'm1' });
   });
 
   it('treats the same content of the same kind as a restatement unless both keys differ', () => {
@@ -103,7 +103,15 @@ describe('planMemories', () => {
   it('stores older news than an active memory as already superseded', () => {
     const plan = planMemories([known('m1', 10, 'profile:plan', 'plan: Enterprise')], [fact('e0', 3, 'profile:plan', 'plan: Pro')]);
     expect(plan.supersede).toEqual([]);
-    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10) });
+    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10), replaced_by_memory: 'm1' });
+  });
+
+  it('keeps older news behind the earliest of several newer memories of the key', () => {
+    const plan = planMemories(
+      [known('m1', 20, 'profile:plan', 'plan: Enterprise'), known('m2', 10, 'profile:plan', 'plan: Business', 'We moved to Business')],
+      [fact('e0', 3, 'profile:plan', 'plan: Pro')],
+    );
+    expect(plan.drafts[0]).toMatchObject({ status: 'superseded', valid_to: day(10), replaced_by_memory: 'm2' });
   });
 
   describe('restatedMemories', () => {
@@ -122,9 +130,9 @@ describe('planMemories', () => {
         stored('s2', 5, 'user: bye'),
       ]);
       expect(plan.supersede).toEqual([]);
-      expect(plan.drafts.map((d) => [d.status, d.valid_to])).toEqual([
-        ['superseded', day(5)],
-        ['active', null],
+      expect(plan.drafts.map((d) => [d.status, d.valid_to, d.replaced_by_memory])).toEqual([
+        ['superseded', day(5), 's1'],
+        ['active', null, undefined],
       ]);
     });
   });

@@ -106,9 +106,12 @@ export function planMemories(existing: ExistingMemory[], candidates: MemoryDraft
     const rivals = [...new Set([...(duplicate === undefined ? [] : [duplicate]), ...index.rivalsOf(entry)])];
     const newer = rivals.filter((known) => known.validFrom.getTime() > entry.validFrom.getTime());
     if (newer.length > 0) {
-      // Older news than what is known (e.g. imported history): keep it as history only.
+      // Older news than what is known (e.g. imported history, or a memory remembered while this
+      // compile ran): keep it as history only, behind the earliest newer one.
+      const next = newer.reduce((a, b) => (b.validFrom.getTime() < a.validFrom.getTime() ? b : a));
       candidate.status = 'superseded';
-      candidate.valid_to = new Date(Math.min(...newer.map((known) => known.validFrom.getTime())));
+      candidate.valid_to = next.validFrom;
+      replacedBy(candidate, next, drafts);
       entry.active = false;
     } else {
       for (const rival of rivals) retire(rival, entry.validFrom, supersede, candidate, drafts.length);
@@ -135,16 +138,23 @@ export function restatedMemories(plan: CompilePlan, restated: readonly ExistingM
     const known = pending.get(key);
     if (known === undefined) return;
     pending.delete(key);
-    const newest = Math.max(...known.map((m) => m.valid_from.getTime()));
-    if (newest > draft.valid_from.getTime()) {
+    const newest = known.reduce((a, b) => (b.valid_from.getTime() > a.valid_from.getTime() ? b : a));
+    if (newest.valid_from.getTime() > draft.valid_from.getTime()) {
       draft.status = 'superseded';
-      draft.valid_to = new Date(newest);
+      draft.valid_to = newest.valid_from;
+      draft.replaced_by_memory = newest.id;
       return;
     }
     for (const m of known) supersede.push({ id: m.id, valid_to: draft.valid_from, by_draft: i });
     addSupersedes(draft, known.map((m) => m.id));
   });
   return { drafts: plan.drafts, supersede };
+}
+
+/** Points a draft kept as history at what it is history behind: a stored memory, or a draft of this plan. */
+function replacedBy(draft: MemoryDraft, next: Entry, drafts: readonly MemoryDraft[]): void {
+  if (next.existingId !== null) draft.replaced_by_memory = next.existingId;
+  else if (next.draft !== null && drafts.includes(next.draft)) draft.replaced_by_draft = drafts.indexOf(next.draft);
 }
 
 function retire(rival: Entry, at: Date, supersede: Map<string, { valid_to: Date; by_draft: number }>, by: MemoryDraft, byDraft: number): void {

@@ -163,6 +163,14 @@ describe('one memory at a time: remember, read, correct, forget', () => {
     expect(plan.find((m: { id: string }) => m.id === compiledFact.id)).toMatchObject({ status: 'superseded', superseded_by: remembered.body.id });
   });
 
+  it('keeps a fact compiled after a newer remembered one as history behind it', async () => {
+    await ingestText(t, 'u-after', 'I am on the Starter plan.');
+    const remembered = (await remember({ subject_id: 'u-after', content: 'I am on the Scale plan.' }).expect(201)).body as Memory;
+    const compiled = (await request(t.http).post('/v1/memories/compile').send({ subject_id: 'u-after' }).expect(200)).body.memories.find((m: Memory) => m.kind === 'profile_fact') as Memory;
+    const [row] = await t.ds.query(`SELECT status, superseded_by FROM memories WHERE id = $1`, [compiled.id]);
+    expect(row).toEqual({ status: 'superseded', superseded_by: remembered.id });
+  });
+
   it('lets one of two concurrent corrections of the same version win; the other gets 409', async () => {
     const m = (await remember({ subject_id: 'u-twice', content: 'Works at Acme.' }).expect(201)).body as Memory;
     const results = await Promise.all([correct(m.id, { content: 'Works at Globex.' }), correct(m.id, { content: 'Works at Initech.' })]);

@@ -116,4 +116,14 @@ describe('resolvePlan', () => {
     expect(rows.map((r) => [r.summary, r.status])).toEqual([['plan: Enterprise', 'active']]);
     expect(supersessions).toEqual([{ id: 'm1', valid_to: day(5), superseded_by: rows[0].id }]);
   });
+
+  it('points older news at the newer stored memory it is history behind, never at a memory it was not given', () => {
+    const existing = [{ id: 'm1', kind: 'profile_fact' as const, content: 'plan: Scale', summary: 'plan: Scale', attribute_key: 'profile:plan', valid_from: day(9) }];
+    const plan = planMemories(existing, [draft('profile:plan', 'plan: Starter', 2)]);
+    const { rows, supersessions } = resolvePlan('subj', plan, existing);
+    expect(rows.map((r) => [r.summary, r.status, r.superseded_by])).toEqual([['plan: Starter', 'superseded', 'm1']]);
+    expect(supersessions).toEqual([]);
+    const foreign = resolvePlan('subj', { drafts: [draft('profile:plan', 'plan: Starter', 2, 'superseded', { replaced_by_memory: 'elsewhere' })], supersede: [] }, existing);
+    expect(foreign.rows[0].superseded_by).toBeNull();
+  });
 });

@@ -9,7 +9,8 @@ const overlapKey = (m: { kind: string; attribute_key: string | null }) => (m.att
  * Rows to insert and supersessions to apply for a compile plan. `superseded_by` points at the
  * memory that replaced one: the active draft of the same kind and attribute key, or, for a
  * draft superseded within the batch, the next draft of that key; a compiler that names the
- * replacement itself (`by_draft`, `replaced_by_draft`: the llm compiler) is taken at its word.
+ * replacement itself (`by_draft`, `replaced_by_draft`: the llm compiler) is taken at its word,
+ * and a draft kept as history behind a newer stored memory (`replaced_by_memory`) points at it.
  * Supersessions of ids that were not among the active candidates are ignored (a compiler may
  * not touch other memories).
  */
@@ -37,9 +38,12 @@ export function resolvePlan(subjectId: string, plan: CompilePlan, existing: read
     if (key !== null) byKey.set(key, [...(byKey.get(key) ?? []), row]);
   }
   const activeOf = (key: string | null) => (key === null ? undefined : byKey.get(key)?.find((r) => r.status === 'active'));
+  const existingById = new Map(existing.map((m) => [m.id, m]));
   plan.drafts.forEach((d, i) => {
     // The compiler named the replacement (llm): take it as said.
     if (d.replaced_by_draft !== undefined && rows[d.replaced_by_draft]) rows[i].superseded_by = rows[d.replaced_by_draft].id;
+    // History behind a newer memory of the subject (only one the compile was given).
+    else if (d.replaced_by_memory !== undefined && existingById.has(d.replaced_by_memory)) rows[i].superseded_by = d.replaced_by_memory;
   });
   for (const row of rows) {
     if (row.status !== 'superseded' || row.superseded_by !== null) continue;
@@ -47,7 +51,6 @@ export function resolvePlan(subjectId: string, plan: CompilePlan, existing: read
     const group = key === null ? [] : byKey.get(key)!;
     row.superseded_by = (activeOf(key) ?? group[group.indexOf(row) + 1])?.id ?? null;
   }
-  const existingById = new Map(existing.map((m) => [m.id, m]));
   const supersessions: Supersession[] = [];
   for (const s of plan.supersede) {
     const old = existingById.get(s.id);
