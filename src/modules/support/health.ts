@@ -36,7 +36,7 @@
  */
 import { LruCache } from 'src/common/lru-cache';
 import { isStopWord, splitWords, stem } from 'src/common/text/terms';
-import { buildSessions, isOpenStatus, speakerLines, type SupportSession } from './sessions';
+import { buildSessions, compareStrings, isOpenStatus, speakerLines, type SupportSession } from './sessions';
 import { computeSla, DEFAULT_SLA_THRESHOLDS, type SlaThresholds } from './sla';
 import type {
   HealthFactor,
@@ -477,7 +477,7 @@ function emptyLinks(): SessionLinks {
 function startLinks(openings: readonly ReadonlySet<string>[]): SessionLinks {
   const uses = new Map<string, number>();
   for (const opening of openings) for (const word of opening) uses.set(word, (uses.get(word) ?? 0) + 1);
-  const ordered = [...uses.keys()].sort((x, y) => uses.get(x)! - uses.get(y)! || (x < y ? -1 : x > y ? 1 : 0));
+  const ordered = [...uses.keys()].sort((x, y) => uses.get(x)! - uses.get(y)! || compareStrings(x, y));
   return { ...emptyLinks(), rank: new Map(ordered.map((word, i) => [word, i])), rankedAt: Math.max(1, openings.length) };
 }
 
