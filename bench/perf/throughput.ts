@@ -1,6 +1,6 @@
 /**
  * Throughput benchmark (issue 22): `npm run build && node dist/bench/perf/throughput.js
- * [--ingest 1200] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8] [--open]`. PostgreSQL only (SERVICE_WORKERS > 1
+ * [--ingest 2400] [--batches 40] [--warm 2000] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8] [--open]`. PostgreSQL only (SERVICE_WORKERS > 1
  * needs it). In one run, with two services up side by side on fresh databases, each started
  * with an API key that every request presents, as a deployment under load runs (`--open`: open
  * access, where every request without a key asks the database whether any key exists):
@@ -17,6 +17,12 @@
  *    which bounds what concurrency can gain: cores × wall / CPU;
  * 3. (`--replica`, on by default) context at concurrency 8 served by the primary alone vs with a
  *    streaming replica (a private PostgreSQL cluster and its pg_basebackup standby, torn down).
+ *
+ * Every service is warmed before it is measured (`--warm` single episodes at concurrency 8, and 20
+ * batches, on a subject of their own; a tenth as many context requests): a process that has just
+ * started runs its code unoptimised for its first thousand or so requests, and measuring them
+ * measured the compiler, not the service (at 200 warm-up requests the c8 ingest slices cost
+ * 1.2–1.9 ms of service CPU per request, at 2,000 about 0.6).
  *
  * The two sides of each comparison are measured in alternating slices (A B, B A, A B, B A) so the drift
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
@@ -117,6 +123,17 @@ async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<
   return { service_ms: r(service), database_ms: r(database), client_ms: r(bench), wall_ms: r(wall), cores: availableParallelism(), ceiling: r((availableParallelism() * wall) / (service + database + bench)) };
 }
 
+/**
+ * Runs the ingest paths until the service's code is optimised: `n` single episodes at concurrency
+ * 8 and 20 batches of 100 at concurrency 2, on a subject no measurement uses.
+ */
+async function warmIngest(api: Client, n: number): Promise<void> {
+  const singles = episodesFor('warm', n, 1);
+  await load(n, 8, (i) => api.call('POST', '/v1/episodes', singles[i]));
+  const batches = episodesFor('warm-batch', 2000, 2);
+  await load(20, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batches.slice(i * 100, i * 100 + 100) }));
+}
+
 /** A SQL string literal. */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -129,7 +146,9 @@ async function groups(base: string): Promise<{ count: number; sum: number }> {
 
 async function main(): Promise<void> {
   const pgAdminUrl = pgAdminUrlArg();
-  const ingestN = Number(arg('ingest', '1200'));
+  const ingestN = Number(arg('ingest', '2400'));
+  const batchN = Number(arg('batches', '40'));
+  const warmN = Number(arg('warm', '2000'));
   const contextN = Number(arg('context', '240'));
   const pgbenchSeconds = Number(arg('pgbench-seconds', '8'));
   const withReplica = !process.argv.includes('--no-replica');
@@ -183,10 +202,7 @@ async function main(): Promise<void> {
         return load(n, c, (i) => api.call('POST', '/v1/episodes', eps[i]));
       },
     });
-    for (const api of [on, off]) {
-      const warm = episodesFor('warm', 200, 1);
-      await load(200, 8, (i) => api.call('POST', '/v1/episodes', warm[i]));
-    }
+    for (const api of [on, off]) await warmIngest(api, warmN);
     for (const c of [1, 8, 32]) {
       const before = await groups(onBase);
       const by = await alternate([ingestSide('group commit on', on), ingestSide('group commit off', off)], ingestN, c);
@@ -201,9 +217,8 @@ async function main(): Promise<void> {
       }
     }
     for (const c of [1, 2]) {
-      const batches = Math.max(8, Math.round(ingestN / 100));
-      const eps = episodesFor(`batch-c${c}`, batches * 100, 40 + c);
-      const r = await load(batches, c, (i) => on.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * 100, i * 100 + 100) }));
+      const eps = episodesFor(`batch-c${c}`, batchN * 100, 40 + c);
+      const r = await load(batchN, c, (i) => on.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * 100, i * 100 + 100) }));
       const summary = summarise(r.samples, r.wallMs, 100);
       results.push({ comparison: 'batch ingest (100 per request; rate per episode)', side: 'group commit on', concurrency: c, summary });
       shares.push(`batch ingest c${c}: ${summary.throughput_per_s} episodes/s = ${share(summary.throughput_per_s, `100-row c${c}`)}`);
@@ -220,9 +235,11 @@ async function main(): Promise<void> {
     const eps = episodesFor(sid, 500, 99);
     let memories = 0;
     for (const api of [one, two]) {
+      // These services are also compared on ingest below; with two workers each needs its own warm-up.
+      await warmIngest(api, warmN);
       for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
       memories = (await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid })).memories_created;
-      await load(40, 8, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
+      await load(Math.ceil(warmN / 10), 8, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
     }
     log(`context subject: ${memories} memories from ${eps.length} episodes`);
     const contextSide = (name: string, api: Client) => ({
@@ -276,7 +293,7 @@ async function main(): Promise<void> {
         const rmem = (await alone.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: rsid })).memories_created;
         // Past the read-your-writes window of the writes above, so the replica serves every read.
         await new Promise((r) => setTimeout(r, 11_000));
-        for (const api of [alone, replicated]) await load(40, 8, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
+        for (const api of [alone, replicated]) await load(Math.ceil(warmN / 10), 8, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
         const side = (name: string, api: Client) => ({
           name,
           run: (n: number, c: number) => load(n, c, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 })),

@@ -1,5 +1,5 @@
 import { TenantScope } from 'src/common/db/tenant-scope';
-import { HealthRefresher } from './health-refresher';
+import { BUSY_FACTOR, HealthRefresher } from './health-refresher';
 
 describe('HealthRefresher', () => {
   const A = TenantScope.of('a');
@@ -65,6 +65,36 @@ describe('HealthRefresher', () => {
     r.mark(A, ['s2']);
     expect(r.pending).toBe(0);
     expect(calls).toEqual(['a:s1']);
+  });
+
+  it('pauses after a flush BUSY_FACTOR times as long as it took, however short the delay', async () => {
+    jest.useFakeTimers();
+    try {
+      const flushedAt: number[] = [];
+      const r = new HealthRefresher(
+        async () => {
+          await Promise.resolve();
+          flushedAt.push(Date.now());
+          // The first recomputation takes 50 ms; the subject is marked again meanwhile.
+          if (flushedAt.length > 1) return;
+          jest.setSystemTime(Date.now() + 50);
+          r.mark(A, ['s1']);
+        },
+        () => undefined,
+        10,
+      );
+      r.mark(A, ['s1']);
+      await jest.advanceTimersByTimeAsync(10);
+      expect(flushedAt).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(BUSY_FACTOR * 50 - 1);
+      expect(flushedAt).toHaveLength(1);
+      await jest.advanceTimersByTimeAsync(1);
+      expect(flushedAt).toHaveLength(2);
+      expect(flushedAt[1] - flushedAt[0]).toBe(50 + BUSY_FACTOR * 50);
+      await r.close();
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('marking no subject schedules nothing', async () => {

@@ -1,8 +1,14 @@
 import type { TenantScope } from 'src/common/db/tenant-scope';
 import { subjectKey } from './health';
 
-/** See HealthRefresher.schedule: the pause after a flush is at least this many times its duration. */
-const BUSY_FACTOR = 4;
+/**
+ * See HealthRefresher.schedule: the pause after a flush is at least this many times its duration,
+ * so recomputation takes at most a twentieth of the process's time. At a fifth (4), single-episode
+ * ingestion at concurrency 8 into one growing subject spent 7–11% more service CPU per request and
+ * its p99 was 1.4–1.7× as long (bench/README.md, 2026-12-04 evening); a hot subject's health event
+ * now waits about a second behind a 50 ms recomputation instead of 200 ms.
+ */
+export const BUSY_FACTOR = 19;
 
 /**
  * Health recomputation after ingestion, coalesced and off the request path.
@@ -73,7 +79,8 @@ export class HealthRefresher {
     if (this.timer || this.running || this.dirty.size === 0) return;
     // Recomputing a subject reads all its sessions; under a steady stream of ingests into large
     // subjects the pause grows with the cost, so recomputation takes at most ~1/(1+BUSY_FACTOR)
-    // of the time instead of competing with the requests.
+    // of the time instead of competing with the requests (it runs on their thread, and a
+    // computation over thousands of episodes holds it for tens of milliseconds).
     this.timer = setTimeout(() => {
       this.timer = null;
       void this.start();
