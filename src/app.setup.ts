@@ -9,7 +9,7 @@ import { answerClientError } from 'src/common/http/client-error';
 import { AuthGate } from 'src/common/auth/auth-gate';
 import { httpMetricsMiddleware } from 'src/modules/metrics/http-metrics.middleware';
 import { requestIdMiddleware } from 'src/common/http/request-id.middleware';
-import { accessLogger, bindRequestLogger } from 'src/common/logging/logging';
+import { accessLogger } from 'src/common/logging/logging';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { AppConfig } from 'src/config/app-config';
 import { finishOpenApi } from 'src/common/http/openapi-document';
@@ -70,8 +70,6 @@ export function configureApp(app: NestExpressApplication, config: AppConfig): vo
   if (config.consoleEnabled) mountConsole(app, CONSOLE_DIR);
   // After the docs (public), before every route Nest registers at init: see AuthGate.
   app.use(app.get(AuthGate).handler());
-  // Where nestjs-pino's middleware ran: after the gate, before the routes (loggerParams).
-  app.use(bindRequestLogger);
   app.enableShutdownHooks();
 }
 

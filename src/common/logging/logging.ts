@@ -1,11 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
-import { storage, Store } from 'nestjs-pino/storage';
-import { stdSerializers } from 'pino';
-import type { DestinationStream } from 'pino';
-import { pinoHttp } from 'pino-http';
-import type { HttpLogger, Options } from 'pino-http';
+import { pino, stdSerializers } from 'pino';
+import type { DestinationStream, Logger, LoggerOptions } from 'pino';
+import type { Options } from 'pino-http';
 import { RequestContext } from 'src/common/context/request-context';
 import type { AppConfig } from 'src/config/app-config';
 
@@ -27,27 +25,20 @@ function requestUrl(req: LoggedRequest): string {
 }
 
 /**
- * pino-http options: JSON lines with request_id and tenant on every line (read from the
- * request context, so service logs carry them too), secrets redacted, no payloads, no
- * access lines for probes.
+ * pino options: JSON lines with request_id and tenant on every line (read from the request
+ * context, so service logs carry them too), secrets redacted, no payloads.
  */
-function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResponse> {
+function pinoOptions(config: AppConfig): LoggerOptions {
   return {
     level: config.logLevel,
     transport: config.debug ? { target: 'pino-pretty', options: { singleLine: true } } : undefined,
-    genReqId: (req: IncomingMessage) => (req as IncomingMessage & { id: string }).id,
     mixin: () => {
       const state = RequestContext.current();
       return state ? { request_id: state.requestId, tenant: state.tenantId } : {};
     },
-    autoLogging: { ignore: (req: IncomingMessage) => PROBES.has(pathOf(req.url ?? '')) },
-    customLogLevel: (_req: IncomingMessage, res: ServerResponse, err?: Error) =>
-      err || res.statusCode >= 500 ? 'error' : res.statusCode >= 400 ? 'warn' : 'info',
-    // Our serializers take the request and response themselves, not pino-std-serializers'
-    // copies of them (headers, address, query, params, built for every request and dropped at
-    // once): they read the same two fields from the source (the URL as that serializer picks
-    // it), so the lines are unchanged. `err` keeps the standard serializer pino-http would add.
-    wrapSerializers: false,
+    // The access line's `req` and `res` are the request and response themselves: these read the
+    // two fields a line shows from them (the URL as pino-std-serializers' request serializer picks
+    // it), not pino-std-serializers' copies (headers, address, query, params) built and dropped.
     serializers: {
       req: (req: LoggedRequest) => ({ method: req.method, url: redactQuery(requestUrl(req)) }),
       res: (res: { statusCode: number }) => ({ status: res.statusCode }),
@@ -60,37 +51,73 @@ function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResp
   };
 }
 
+/** The same for nestjs-pino's module, which takes pino-http's options (it mounts no middleware here: loggerParams). */
+function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResponse> {
+  return { ...pinoOptions(config), wrapSerializers: false, autoLogging: false };
+}
+
 /**
  * nestjs-pino options. Its own middleware would run as Nest middleware, after the
  * authentication gate, so a request the gate refuses (401, 403, 429) would leave no access line:
  * the access logger is mounted by app.setup.ts before the gate (accessLogger below), and
- * nestjs-pino only binds that request logger (`useExisting`) for service log lines.
+ * nestjs-pino mounts nothing (`useExisting`, no routes): its PinoLogger writes service lines.
  */
 export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream | null): Params {
   const options = pinoHttpOptions(config);
-  // A destination stream is given by tests that read the log lines back. No routes: nestjs-pino's
-  // binding middleware is mounted by app.setup.ts as plain Express middleware (bindRequestLogger).
+  // A destination stream is given by tests that read the log lines back.
   return { pinoHttp: stream ? [options, stream as never] : options, useExisting: true, renameContext: 'context', forRoutes: [] };
 }
 
+/** The access logger's middleware and the logger it writes with (PinoLogger's root). */
+export type AccessLogger = ((req: IncomingMessage, res: ServerResponse, next: () => void) => void) & { logger: Logger };
+
 /**
- * What nestjs-pino's own middleware does with `useExisting` (its LoggerModule's
- * bindLoggerMiddleware): service log lines written while the request is handled go through the
- * access logger's request logger (`req.log`, so they carry `req`). Mounted by app.setup.ts right
- * after the authentication gate, where Nest put it for every route ('{*path}'), but as plain
- * Express middleware: Nest's wrapper around a module middleware (a route layer matched on every
- * path, its proxy, a WeakSet of handled requests) cost more than the binding itself.
+ * The access logger, for app.setup.ts to mount before the gate: one line per request when its
+ * response ends (`request completed`, at info, warn for a 4xx) or fails (`request errored`, at
+ * error for a 5xx or a broken response, with its error), with the method, the URL (secrets
+ * redacted), the status, `responseTime` in ms and, from the mixin, request_id and tenant; none
+ * for probes: the lines pino-http wrote. Service lines (nestjs-pino's PinoLogger, its own logger
+ * with the same options and stream) carry request_id and tenant through the same mixin; they no
+ * longer repeat the request's method and URL, which its access line has.
+ *
+ * Why not pino-http: it built a child logger for every request (its `req` binding serialised and
+ * redacted at once, a formatter set, arrays of loggers) whether or not a line was then written,
+ * about 8% of the service CPU of a single-episode ingest at concurrency 8 and an eighth of what
+ * such a request allocates (bench/README.md, 2026-12-04 evening). Here the line's fields are read
+ * only when it is written, and only if its level is enabled.
  */
-export function bindRequestLogger(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
-  storage.run(new Store(req.log, undefined), next);
+export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream | null): AccessLogger {
+  const logger = stream ? pino(pinoOptions(config), stream as DestinationStream) : pino(pinoOptions(config));
+  // What nestjs-pino sets when it creates the middleware itself (PinoLogger's root logger).
+  (PinoLogger as unknown as { root: unknown }).root = logger;
+  const middleware = (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    if (!PROBES.has(pathOf(req.url ?? ''))) {
+      const started = Date.now();
+      const ended = (err?: Error): void => {
+        res.off('finish', ended);
+        res.off('close', ended);
+        res.off('error', ended);
+        writeAccessLine(logger, req, res, Date.now() - started, err);
+      };
+      res.on('finish', ended);
+      res.on('close', ended);
+      res.on('error', ended);
+    }
+    next();
+  };
+  return Object.assign(middleware, { logger });
 }
 
-/** The access logger (one line per request), for app.setup.ts to mount before the gate. */
-export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream | null): HttpLogger {
-  const middleware = stream ? pinoHttp(pinoHttpOptions(config), stream as DestinationStream) : pinoHttp(pinoHttpOptions(config));
-  // What nestjs-pino sets when it creates the middleware itself (PinoLogger's root logger).
-  (PinoLogger as unknown as { root: unknown }).root = middleware.logger;
-  return middleware;
+function writeAccessLine(logger: Logger, req: IncomingMessage, res: ServerResponse, responseTime: number, err: Error | undefined): void {
+  const failed = err !== undefined || res.statusCode >= 500;
+  const level = failed ? 'error' : res.statusCode >= 400 ? 'warn' : 'info';
+  if (!logger.isLevelEnabled(level)) return;
+  if (failed) {
+    logger[level]({ req, res, err: err ?? new Error(`failed with status code ${res.statusCode}`), responseTime }, 'request errored');
+  } else {
+    const completed = !req.readableAborted && res.writableEnded;
+    logger[level]({ req, res, responseTime }, completed ? 'request completed' : 'request aborted');
+  }
 }
 
 /**
