@@ -43,7 +43,7 @@ interface Answer {
   status: number;
 }
 
-/** The access log's answers written since `from` (pino-http lines of the service). */
+/** The access log's answers written since `from` (the service's access lines). */
 function answers(svc: ServiceProcess, from: number): Answer[] {
   const out: Answer[] = [];
   for (const line of svc.lines.slice(from)) {

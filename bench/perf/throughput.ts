@@ -175,20 +175,20 @@ async function main(): Promise<void> {
     dropPgbenchDb = pgbenchDb.drop;
     const migrator = await startService({ databaseUrl: pgbenchDb.url });
     await migrator.stop();
+    const ep = episodesFor('pgbench', 5, 1)[0];
+    const text = ep.payload.messages.map((m) => m.content).join('\n');
+    const values = `${lit(ep.subject_id)}, ${lit(ep.session_id)}, ${lit(ep.source)}, ${lit(ep.type)}, ${lit(JSON.stringify(ep.payload))}::jsonb, '{}'::jsonb, '{}'::jsonb, ${lit(text)}`;
+    const cols = 'subject_id, session_id, source, type, payload, metadata, provenance, content_text';
+    const oneRow = `INSERT INTO episodes (${cols}) VALUES (${values});`;
+    const hundredRows = `INSERT INTO episodes (${cols}) SELECT ${values} FROM generate_series(1, 100);`;
     const measureCeiling = (when: string): Record<string, number> => {
-      const ep = episodesFor('pgbench', 5, 1)[0];
-      const text = ep.payload.messages.map((m) => m.content).join('\n');
-      const values = `${lit(ep.subject_id)}, ${lit(ep.session_id)}, ${lit(ep.source)}, ${lit(ep.type)}, ${lit(JSON.stringify(ep.payload))}::jsonb, '{}'::jsonb, '{}'::jsonb, ${lit(text)}`;
-      const cols = 'subject_id, session_id, source, type, payload, metadata, provenance, content_text';
-      const one = `INSERT INTO episodes (${cols}) VALUES (${values});`;
-      const hundred = `INSERT INTO episodes (${cols}) SELECT ${values} FROM generate_series(1, 100);`;
       const out: Record<string, number> = {};
       for (const c of [1, 8, 32]) {
-        out[`1-row c${c}`] = pgbench(pgbenchDb.url, one, c, pgbenchSeconds);
+        out[`1-row c${c}`] = pgbench(pgbenchDb.url, oneRow, c, pgbenchSeconds);
         log(`pgbench ${when}: 1 row per transaction, ${c} clients: ${out[`1-row c${c}`]} tps`);
       }
       for (const c of [1, 2]) {
-        out[`100-row c${c}`] = pgbench(pgbenchDb.url, hundred, c, pgbenchSeconds) * 100;
+        out[`100-row c${c}`] = pgbench(pgbenchDb.url, hundredRows, c, pgbenchSeconds) * 100;
         log(`pgbench ${when}: 100 rows per transaction, ${c} clients: ${out[`100-row c${c}`]} rows/s`);
       }
       return out;

@@ -153,9 +153,12 @@ export function restatedMemories(plan: CompilePlan, restated: readonly ExistingM
 
 /** Points a draft kept as history at what it is history behind: a stored memory, or a draft of this plan. */
 function replacedBy(draft: MemoryDraft, next: Entry, drafts: readonly MemoryDraft[]): void {
+  if (next.existingId !== null) {
+    draft.replaced_by_memory = next.existingId;
+    return;
+  }
   const index = next.draft === null ? -1 : drafts.indexOf(next.draft);
-  if (next.existingId !== null) draft.replaced_by_memory = next.existingId;
-  else if (index >= 0) draft.replaced_by_draft = index;
+  if (index >= 0) draft.replaced_by_draft = index;
 }
 
 function retire(rival: Entry, at: Date, supersede: Map<string, { valid_to: Date; by_draft: number }>, by: MemoryDraft, byDraft: number): void {

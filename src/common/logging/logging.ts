@@ -3,7 +3,6 @@ import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
 import { pino, stdSerializers } from 'pino';
 import type { DestinationStream, Logger, LoggerOptions } from 'pino';
-import type { Options } from 'pino-http';
 import { RequestContext } from 'src/common/context/request-context';
 import type { AppConfig } from 'src/config/app-config';
 
@@ -51,11 +50,6 @@ function pinoOptions(config: AppConfig): LoggerOptions {
   };
 }
 
-/** The same for nestjs-pino's module, which takes pino-http's options (it mounts no middleware here: loggerParams). */
-function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResponse> {
-  return { ...pinoOptions(config), wrapSerializers: false, autoLogging: false };
-}
-
 /**
  * nestjs-pino options. Its own middleware would run as Nest middleware, after the
  * authentication gate, so a request the gate refuses (401, 403, 429) would leave no access line:
@@ -63,13 +57,15 @@ function pinoHttpOptions(config: AppConfig): Options<IncomingMessage, ServerResp
  * nestjs-pino mounts nothing (`useExisting`, no routes): its PinoLogger writes service lines.
  */
 export function loggerParams(config: AppConfig, stream?: NodeJS.WritableStream | null): Params {
-  const options = pinoHttpOptions(config);
-  // A destination stream is given by tests that read the log lines back.
+  // nestjs-pino mounts no middleware here, so of pino-http's options it uses pino's own (its
+  // PinoLogger writes service lines with them). A destination stream is given by tests that
+  // read the log lines back.
+  const options = pinoOptions(config);
   return { pinoHttp: stream ? [options, stream as never] : options, useExisting: true, renameContext: 'context', forRoutes: [] };
 }
 
-/** The access logger's middleware and the logger it writes with (PinoLogger's root). */
-export type AccessLogger = ((req: IncomingMessage, res: ServerResponse, next: () => void) => void) & { logger: Logger };
+/** The access logger's middleware. */
+export type AccessLogger = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
 /**
  * The access logger, for app.setup.ts to mount before the gate: one line per request when its
@@ -90,7 +86,7 @@ export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream |
   const logger = stream ? pino(pinoOptions(config), stream as DestinationStream) : pino(pinoOptions(config));
   // What nestjs-pino sets when it creates the middleware itself (PinoLogger's root logger).
   (PinoLogger as unknown as { root: unknown }).root = logger;
-  const middleware = (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+  return (req, res, next) => {
     if (!PROBES.has(pathOf(req.url ?? ''))) {
       const started = Date.now();
       const ended = (err?: Error): void => {
@@ -105,7 +101,6 @@ export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream |
     }
     next();
   };
-  return Object.assign(middleware, { logger });
 }
 
 function writeAccessLine(logger: Logger, req: IncomingMessage, res: ServerResponse, responseTime: number, err: Error | undefined): void {
