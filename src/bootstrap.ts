@@ -8,6 +8,7 @@ import { joinCluster } from './cluster/cluster-worker';
 import { tuneGarbageCollection } from './common/runtime/gc-tuning';
 import { APP_CONFIG, AppConfig, ConfigError } from './config/app-config';
 import { ReadRouter } from './db/read-replicas';
+import { ExpressServerAdapter } from './common/http/express-server';
 
 /**
  * The HTTP service: one process, or one cluster worker (forked by src/cluster with this file as
@@ -15,7 +16,7 @@ import { ReadRouter } from './db/read-replicas';
  */
 async function bootstrap(): Promise<void> {
   tuneGarbageCollection();
-  const app = await NestFactory.create<NestExpressApplication>(AppModule, { bodyParser: false, bufferLogs: true });
+  const app = await NestFactory.create<NestExpressApplication>(AppModule, new ExpressServerAdapter(), { bodyParser: false, bufferLogs: true });
   const config = app.get<AppConfig>(APP_CONFIG);
   configureApp(app, config);
   joinCluster(app.getHttpServer() as Server, app.get(ReadRouter));

@@ -7,6 +7,7 @@ import request from 'supertest';
 import { AppModule } from 'src/app.module';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { configureApp } from 'src/app.setup';
+import { ExpressServerAdapter } from 'src/common/http/express-server';
 import { APP_CONFIG, AppConfig, loadConfig } from 'src/config/app-config';
 
 export interface TestApp {
@@ -51,7 +52,7 @@ export async function createTestApp(
     .overrideProvider(LOG_STREAM)
     .useValue(opts.logStream ?? null)
     .compile();
-  const app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+  const app = moduleRef.createNestApplication<NestExpressApplication>(new ExpressServerAdapter(), { bodyParser: false });
   configureApp(app, config);
   await app.init();
   const ds = app.get(DataSource);

@@ -8,6 +8,7 @@ import request from 'supertest';
 import { DataSource } from 'typeorm';
 import { AppModule } from 'src/app.module';
 import { configureApp } from 'src/app.setup';
+import { ExpressServerAdapter } from 'src/common/http/express-server';
 import { LOG_STREAM } from 'src/common/logging/log-stream.module';
 import { TRACING_SPAN_PROCESSOR } from 'src/common/tracing/tracing.module';
 import { otlpTracesUrl, tracingEnabled } from 'src/common/tracing/tracing';
@@ -40,7 +41,7 @@ describe('OpenTelemetry tracing', () => {
       .overrideProvider(TRACING_SPAN_PROCESSOR)
       .useValue(new SimpleSpanProcessor(exporter))
       .compile();
-    app = moduleRef.createNestApplication<NestExpressApplication>({ bodyParser: false });
+    app = moduleRef.createNestApplication<NestExpressApplication>(new ExpressServerAdapter(), { bodyParser: false });
     configureApp(app, config);
     await app.init();
     // Every table, as createTestApp does: an API key left by an earlier file would turn this
