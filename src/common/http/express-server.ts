@@ -4,6 +4,12 @@ import type { NestApplicationOptions } from '@nestjs/common';
 import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Application } from 'express';
 
+/** What Express keeps on an app and its typings leave out: the prototypes it gives requests and responses. */
+interface ExpressPrototypes {
+  request: object;
+  response: object;
+}
+
 /**
  * Express gives each request its methods (`req.header`, `res.json`, ...) by changing the
  * prototype of the request and response node:http built: `Object.setPrototypeOf(req,
@@ -11,11 +17,10 @@ import type { Application } from 'express';
  * made after construction, and the two objects, with everything hung on them for the request,
  * then survive the young-generation collections they should die in: under load a fifth of what
  * a request allocated was promoted to the old generation and left for full collections. A bare
- * Express 5 app answering `{"status":"ok"}` at concurrency 8 promoted 28% of its allocation and
- * served 7,500 requests/s; the same app whose server builds requests and responses that already
- * have Express's prototypes promoted nothing and served 16,000/s (bench/perf/http-prototypes.ts;
- * bench/README.md, "Requests born with Express's prototypes"; expressjs/express#5998 describes the
- * same cost).
+ * Express 5 app answering `{"status":"ok"}` at concurrency 8 promoted 31% of its allocation and
+ * cost 0.123 ms of CPU per request; the same app on the server built here promoted nothing and
+ * cost 0.035 ms (bench/perf/http-prototypes.ts; bench/README.md "Requests born with Express's
+ * prototypes"; expressjs/express#5998 describes the same cost).
  *
  * So the server is created with request and response classes whose prototypes are the app's own
  * `app.request` and `app.response`: Express's `setPrototypeOf` then finds the prototype already
@@ -23,12 +28,6 @@ import type { Application } from 'express';
  * the same arguments, and `instanceof IncomingMessage` / `ServerResponse` still hold, since the
  * app's prototypes inherit from node's.
  */
-/** What Express keeps on an app and its typings leave out: the prototypes it gives requests and responses. */
-interface ExpressPrototypes {
-  request: object;
-  response: object;
-}
-
 export function expressServerClasses(app: ExpressPrototypes): {
   IncomingMessage: typeof IncomingMessage;
   ServerResponse: typeof ServerResponse;
