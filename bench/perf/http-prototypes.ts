@@ -9,8 +9,13 @@
  * - `node:http`: a bare request listener, the floor;
  * - `express`: an Express 5 app on `http.createServer(app)`, as Nest's adapter builds it: Express
  *   gives each request and response its prototype with `Object.setPrototypeOf`;
+ * - `express, function constructors`: the same app on a server whose request and response
+ *   constructors are plain functions with the app's prototypes that call node's constructors on
+ *   `this` (the first form of the change): no prototype change, but objects sized for the
+ *   function's own fields, which node's then push into dictionary mode;
  * - `express, born with its prototypes`: the same app on the server of `expressServerClasses`,
- *   whose requests and responses are constructed with the app's prototypes already.
+ *   whose requests and responses are constructed, by subclasses of node's, with the app's
+ *   prototypes already.
  *
  * Warms each with 2,000 requests, then sends `--requests` at `--conc` from this process, the
  * variants one after another and again in reverse order for each of `--rounds` (the machine
@@ -21,15 +26,33 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
 import { expressServerClasses } from 'src/common/http/express-server';
 import { client, load } from '../common/http';
 import { arg, cpuMs } from '../common/service';
 import { summarise } from '../common/stats';
 
-const VARIANTS = ['node:http', 'express', 'express, born with its prototypes'] as const;
+const VARIANTS = ['node:http', 'express', 'express, function constructors', 'express, born with its prototypes'] as const;
 type Variant = (typeof VARIANTS)[number];
+
+interface Prototypes {
+  request: object;
+  response: object;
+}
+
+/** Constructors that are plain functions given the app's prototypes (see `express, function constructors`). */
+function functionConstructors(app: Prototypes): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+  function Request(this: IncomingMessage, socket: Socket): void {
+    (IncomingMessage as unknown as (this: IncomingMessage, socket: Socket) => void).call(this, socket);
+  }
+  Request.prototype = app.request;
+  function Response(this: ServerResponse, req: IncomingMessage, options?: unknown): void {
+    (ServerResponse as unknown as (this: ServerResponse, req: IncomingMessage, options?: unknown) => void).call(this, req, options);
+  }
+  Response.prototype = app.response;
+  return { IncomingMessage: Request as unknown as typeof IncomingMessage, ServerResponse: Response as unknown as typeof ServerResponse };
+}
 
 /** Child side: one server of `variant` on a free port; prints `port N`. */
 function serve(variant: Variant): void {
@@ -46,7 +69,9 @@ function serve(variant: Variant): void {
         })
       : variant === 'express'
         ? createServer(app)
-        : createServer(expressServerClasses(app as unknown as { request: object; response: object }), app);
+        : variant === 'express, function constructors'
+          ? createServer(functionConstructors(app as unknown as Prototypes), app)
+          : createServer(expressServerClasses(app as unknown as Prototypes), app);
   server.listen(0, '127.0.0.1', () => process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`));
 }
 

@@ -1,7 +1,7 @@
 import { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Application, Request, Response } from 'express';
-import { callableConstructors, ExpressServerAdapter } from './express-server';
+import express, { type Application, type Request, type Response } from 'express';
+import { ExpressServerAdapter, expressServerClasses } from './express-server';
 
 interface Started {
   app: Application & { request: object; response: object };
@@ -41,8 +41,16 @@ async function start(options: Record<string, unknown> = {}): Promise<Started> {
 const stop = (s: Started) => new Promise<void>((r) => s.server.close(() => r()));
 
 describe('ExpressServerAdapter', () => {
-  it('runs on node constructors it can call as functions', () => {
-    expect(callableConstructors()).toBe(true);
+  it("gives the app prototypes that inherit Express's and node's, so requests have every method", () => {
+    const app = express() as unknown as { request: object; response: object };
+    const [request, response] = [app.request, app.response];
+    const classes = expressServerClasses(app);
+    expect(app.request).toBe(classes.IncomingMessage.prototype);
+    expect(app.response).toBe(classes.ServerResponse.prototype);
+    expect(Object.getPrototypeOf(app.request)).toBe(request);
+    expect(Object.getPrototypeOf(app.response)).toBe(response);
+    expect(classes.IncomingMessage.prototype).toBeInstanceOf(IncomingMessage);
+    expect(classes.ServerResponse.prototype).toBeInstanceOf(ServerResponse);
   });
 
   it("builds requests and responses that already have the app's prototypes, so Express changes none", async () => {
