@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PinoLogger } from 'nestjs-pino';
 import type { Params } from 'nestjs-pino';
 import { pino, stdSerializers } from 'pino';
 import type { DestinationStream, Logger, LoggerOptions } from 'pino';
@@ -84,8 +83,6 @@ export type AccessLogger = (req: IncomingMessage, res: ServerResponse, next: () 
  */
 export function accessLogger(config: AppConfig, stream?: NodeJS.WritableStream | null): AccessLogger {
   const logger = stream ? pino(pinoOptions(config), stream as DestinationStream) : pino(pinoOptions(config));
-  // What nestjs-pino sets when it creates the middleware itself (PinoLogger's root logger).
-  (PinoLogger as unknown as { root: unknown }).root = logger;
   return (req, res, next) => {
     if (!PROBES.has(pathOf(req.url ?? ''))) {
       const started = Date.now();
