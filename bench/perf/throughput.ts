@@ -19,8 +19,9 @@
  * 3. (`--replica`, on by default) context at concurrency 8 served by the primary alone vs with a
  *    streaming replica (a private PostgreSQL cluster and its pg_basebackup standby, torn down).
  *
- * Every service is warmed before it is measured (`--warm` single episodes at concurrency 8, and 20
- * batches, on a subject of their own; a tenth as many context requests): a process that has just
+ * Every service is warmed before it is measured (`--warm` single episodes at concurrency 8, twice as
+ * many at 1, and 20 batches, on subjects of their own, the two services of a comparison taking
+ * turns; a tenth as many context requests): a process that has just
  * started runs its code unoptimised for its first thousand or so requests, and measuring them
  * measured the compiler, not the service (at 200 warm-up requests the c8 ingest slices cost
  * 1.2–1.9 ms of service CPU per request, at 2,000 about 0.6).
@@ -125,14 +126,33 @@ async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<
 }
 
 /**
- * Runs the ingest paths until the service's code is optimised: `n` single episodes at concurrency
- * 8 and 20 batches of 100 at concurrency 2, on a subject no measurement uses.
+ * Runs the ingest paths until the services' code is optimised, on subjects no measurement uses:
+ * `n` single episodes at concurrency 8, `2n` at concurrency 1 and 20 batches of 100 at
+ * concurrency 2 each, the services taking turns in four rounds.
+ * - Concurrency 1 too, and that many: with group commit on, `n` requests at concurrency 8 are a
+ *   few hundred multi-row INSERTs, so the code that sends one statement per request had run a
+ *   sixth as often as with it off. At c1 both services then run the same code, but the one with
+ *   group commit on was still being optimised while c1 was measured (V8's --trace-opt: 117
+ *   optimisations and 38 deoptimisations during its c1 slices, against 29 and 13), which cost it
+ *   more CPU per request on the main thread and on V8's compiler threads.
+ * - Turns: a service warmed first and then left idle while the other warmed came out 4–8% slower
+ *   at c1 than an identical service warmed second (A/A runs).
+ * With `n / 2` at c1 and turns, c1 "group commit on ÷ off" was 0.74–1.02× (it had been 0.79–0.85×
+ * in every earlier run); with `2n`, 1.02–1.08× in three runs (2026-12-04).
  */
-async function warmIngest(api: Client, n: number): Promise<void> {
-  const singles = episodesFor('warm', n, 1);
-  await load(n, 8, (i) => api.call('POST', '/v1/episodes', singles[i]));
-  const batches = episodesFor('warm-batch', 2000, 2);
-  await load(20, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batches.slice(i * 100, i * 100 + 100) }));
+async function warmIngest(apis: Client[], n: number): Promise<void> {
+  const ROUNDS = 4;
+  const per = Math.ceil(n / ROUNDS);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const api of apis) {
+      const singles = episodesFor(`warm-${round}`, per, 1);
+      await load(per, 8, (i) => api.call('POST', '/v1/episodes', singles[i]));
+      const alone = episodesFor(`warm-c1-${round}`, 2 * per, 3);
+      await load(alone.length, 1, (i) => api.call('POST', '/v1/episodes', alone[i]));
+      const batches = episodesFor(`warm-batch-${round}`, 500, 2);
+      await load(20 / ROUNDS, 2, (i) => api.call('POST', '/v1/episodes/batch', { episodes: batches.slice(i * 100, i * 100 + 100) }));
+    }
+  }
 }
 
 /** A SQL string literal. */
@@ -207,7 +227,7 @@ async function main(): Promise<void> {
         return load(n, c, (i) => api.call('POST', '/v1/episodes', eps[i]));
       },
     });
-    for (const api of [on, off]) await warmIngest(api, warmN);
+    await warmIngest([on, off], warmN);
     for (const c of [1, 8, 32]) {
       const before = await groups(onBase);
       const by = await alternate([ingestSide('group commit on', on), ingestSide('group commit off', off)], ingestN, c);
@@ -247,9 +267,9 @@ async function main(): Promise<void> {
     const sid = 'bench-ctx';
     const eps = episodesFor(sid, 500, 99);
     let memories = 0;
+    // These services are also compared on ingest below; with two workers each needs its own warm-up.
+    await warmIngest([one, two], warmN);
     for (const api of [one, two]) {
-      // These services are also compared on ingest below; with two workers each needs its own warm-up.
-      await warmIngest(api, warmN);
       for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
       memories = (await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid })).memories_created;
       await load(Math.ceil(warmN / 10), 8, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
