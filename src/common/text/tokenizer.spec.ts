@@ -1,6 +1,6 @@
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
-import { countTokens, truncateToTokens } from './tokenizer';
+import { countTokens, dropDecodingTable, getEncoder, truncateToTokens } from './tokenizer';
 
 describe('tokenizer (cl100k)', () => {
   it('counts tokens of plain English and of an empty string', () => {
@@ -56,5 +56,25 @@ describe('tokenizer segments', () => {
       // A second count comes from the segment cache and must agree.
       expect(countTokens(text)).toBe(encoder.encode(text).length);
     }
+  });
+});
+
+describe('tokenizer memory', () => {
+  const decodingTable = (e: Tiktoken) => (e as unknown as { textMap: Map<number, Uint8Array> }).textMap;
+
+  it('js-tiktoken keeps its decoding table where dropDecodingTable empties it', () => {
+    const fresh = new Tiktoken(cl100k);
+    expect(decodingTable(fresh)).toBeInstanceOf(Map);
+    expect(decodingTable(fresh).size).toBeGreaterThan(100_000);
+    dropDecodingTable(fresh);
+    expect(decodingTable(fresh).size).toBe(0);
+  });
+
+  it('the encoder counts with holds no decoding table and counts as a full one does', () => {
+    const full = new Tiktoken(cl100k);
+    const text = 'Refund question about a double charge on the invoice 数据 🔴 naïve\n- user: My name is Juno Marsh';
+    expect(countTokens(text)).toBe(full.encode(text).length);
+    expect(decodingTable(getEncoder()).size).toBe(0);
+    expect(getEncoder().encode(text)).toEqual(full.encode(text));
   });
 });
