@@ -138,7 +138,8 @@ async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<
  * - Turns: a service warmed first and then left idle while the other warmed came out 4–8% slower
  *   at c1 than an identical service warmed second (A/A runs).
  * With `n / 2` at c1 and turns, c1 "group commit on ÷ off" was 0.74–1.02× (it had been 0.79–0.85×
- * in every earlier run); with `2n`, 1.02–1.08× in three runs (2026-12-04).
+ * in every earlier run); with `2n`, 0.97–1.08× in six paired runs (identical services 0.92–1.04×)
+ * and 1.03×, 0.82× and 0.95× in three runs of this bench (bench/README.md, 2026-12-05).
  */
 async function warmIngest(apis: Client[], n: number): Promise<void> {
   const ROUNDS = 4;
@@ -275,8 +276,8 @@ async function main(): Promise<void> {
     }
     // Context warm-up, in turns: `warmN / 10` at c8 and `warmN / 4` at c1 each. After the c8 part
     // alone, the first 300 requests at c1 ran four full collections (the old generation growing
-    // ~2 MB a scavenge) at 100/s, and later ones none at 119–125/s: measured then, c1 was the
-    // warm-up's tail and c8 ÷ c1 came out high (2026-12-04).
+    // ~2 MB a scavenge) at 100/s, and the next 900 one in all at 116–125/s: measured then, c1
+    // was the warm-up's tail (2026-12-04).
     for (let round = 0; round < 4; round++) {
       for (const api of [one, two]) {
         await load(Math.ceil(warmN / 40), 8, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
