@@ -64,12 +64,17 @@ async function alternate(sides: { name: string; run: (n: number, c: number, offs
   const acc = new Map(sides.map((s) => [s.name, { samples: [] as number[], wallMs: 0 }]));
   const per = Math.ceil(total / SLICES);
   for (let slice = 0; slice < SLICES; slice++) {
+    // Each slice's rates are logged: a ratio that one slice made (the machine stalled during it)
+    // shows there, where the run's totals hide it.
+    const rates: string[] = [];
     for (const side of slice % 2 === 0 ? sides : [...sides].reverse()) {
       const r = await side.run(per, concurrency, slice * per);
       const a = acc.get(side.name)!;
       a.samples.push(...r.samples);
       a.wallMs += r.wallMs;
+      rates.push(`${side.name} ${Math.round((r.samples.length / r.wallMs) * 1000)}/s`);
     }
+    log(`  c${concurrency} slice ${slice + 1}/${SLICES}: ${rates.join(', ')}`);
   }
   return new Map([...acc].map(([name, a]) => [name, summarise(a.samples, a.wallMs)]));
 }
