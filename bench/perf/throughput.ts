@@ -144,7 +144,8 @@ async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<
  *   at c1 than an identical service warmed second (A/A runs).
  * With `n / 2` at c1 and turns, c1 "group commit on ÷ off" was 0.74–1.02× (it had been 0.79–0.85×
  * in every earlier run); with `2n`, 0.97–1.08× in six paired runs (identical services 0.92–1.04×)
- * and 1.03×, 0.82× and 0.95× in three runs of this bench (bench/README.md, 2026-12-05).
+ * but 1.03×, 0.82×, 0.95× and 0.91× in four runs of this bench: a few per cent remain there,
+ * unexplained (bench/README.md, "Warm-up, not group commit").
  */
 async function warmIngest(apis: Client[], n: number): Promise<void> {
   const ROUNDS = 4;
