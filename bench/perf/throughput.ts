@@ -49,6 +49,8 @@ const API_KEY = 'throughput-bench-key';
 const AUTH: Record<string, string> = OPEN ? {} : { 'x-api-key': API_KEY };
 /** A client of a bench service, presenting its key. */
 const connect = (base: string): Client => client(base, AUTH);
+/** The i-th context request of the load on `subjectId`: the tasks in turn, budget 1,000. */
+const askContext = (api: Client, subjectId: string) => (i: number) => api.call('POST', '/v1/context', { subject_id: subjectId, task: TASKS[i % TASKS.length], max_tokens: 1000 });
 
 interface Result {
   comparison: string;
@@ -286,14 +288,14 @@ async function main(): Promise<void> {
     // was the warm-up's tail (2026-12-04).
     for (let round = 0; round < 4; round++) {
       for (const api of [one, two]) {
-        await load(Math.ceil(warmN / 40), 8, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
-        await load(Math.ceil(warmN / 16), 1, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
+        await load(Math.ceil(warmN / 40), 8, askContext(api, sid));
+        await load(Math.ceil(warmN / 16), 1, askContext(api, sid));
       }
     }
     log(`context subject: ${memories} memories from ${eps.length} episodes`);
     const contextSide = (name: string, api: Client) => ({
       name,
-      run: (n: number, c: number) => load(n, c, (i) => api.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 })),
+      run: (n: number, c: number) => load(n, c, askContext(api, sid)),
     });
     for (const c of [1, 8]) {
       const by = await alternate([contextSide('SERVICE_WORKERS=1', one), contextSide('SERVICE_WORKERS=2', two)], contextN, c);
@@ -303,7 +305,7 @@ async function main(): Promise<void> {
       }
     }
     // What concurrency can gain at most on this machine, from the CPU one request costs.
-    const cpu = await cpuPerRequest(oneSvc, contextN, () => load(contextN, 1, (i) => one.call('POST', '/v1/context', { subject_id: sid, task: TASKS[i % TASKS.length], max_tokens: 1000 })));
+    const cpu = await cpuPerRequest(oneSvc, contextN, () => load(contextN, 1, askContext(one, sid)));
     contextCpu = cpu;
     log(
       `context c1 CPU per request: service ${cpu.service_ms} ms, database ${cpu.database_ms} ms, client ${cpu.client_ms} ms, wall ${cpu.wall_ms} ms: ` +
@@ -342,10 +344,10 @@ async function main(): Promise<void> {
         const rmem = (await alone.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: rsid })).memories_created;
         // Past the read-your-writes window of the writes above, so the replica serves every read.
         await new Promise((r) => setTimeout(r, 11_000));
-        for (const api of [alone, replicated]) await load(Math.ceil(warmN / 10), 8, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 }));
+        for (const api of [alone, replicated]) await load(Math.ceil(warmN / 10), 8, askContext(api, rsid));
         const side = (name: string, api: Client) => ({
           name,
-          run: (n: number, c: number) => load(n, c, (i) => api.call('POST', '/v1/context', { subject_id: rsid, task: TASKS[i % TASKS.length], max_tokens: 1000 })),
+          run: (n: number, c: number) => load(n, c, askContext(api, rsid)),
         });
         // Transactions the standby ran (its own statistics): the replicated side's reads land there.
         const standbyXacts = async () => {
