@@ -28,7 +28,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { createServer, IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import express from 'express';
-import { expressServerClasses } from 'src/common/http/express-server';
+import { expressServerClasses, type ExpressPrototypes } from 'src/common/http/express-server';
 import { client, load } from '../common/http';
 import { arg, cpuMs } from '../common/service';
 import { summarise } from '../common/stats';
@@ -36,13 +36,8 @@ import { summarise } from '../common/stats';
 const VARIANTS = ['node:http', 'express', 'express, function constructors', 'express, born with its prototypes'] as const;
 type Variant = (typeof VARIANTS)[number];
 
-interface Prototypes {
-  request: object;
-  response: object;
-}
-
 /** Constructors that are plain functions given the app's prototypes (see `express, function constructors`). */
-function functionConstructors(app: Prototypes): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
+function functionConstructors(app: ExpressPrototypes): { IncomingMessage: typeof IncomingMessage; ServerResponse: typeof ServerResponse } {
   function Request(this: IncomingMessage, socket: Socket): void {
     (IncomingMessage as unknown as (this: IncomingMessage, socket: Socket) => void).call(this, socket);
   }
@@ -70,8 +65,8 @@ function serve(variant: Variant): void {
       : variant === 'express'
         ? createServer(app)
         : variant === 'express, function constructors'
-          ? createServer(functionConstructors(app as unknown as Prototypes), app)
-          : createServer(expressServerClasses(app as unknown as Prototypes), app);
+          ? createServer(functionConstructors(app as unknown as ExpressPrototypes), app)
+          : createServer(expressServerClasses(app as unknown as ExpressPrototypes), app);
   server.listen(0, '127.0.0.1', () => process.stdout.write(`port ${(server.address() as AddressInfo).port}\n`));
 }
 

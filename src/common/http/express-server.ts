@@ -4,7 +4,7 @@ import { ExpressAdapter } from '@nestjs/platform-express';
 import type { Application } from 'express';
 
 /** What Express keeps on an app and its typings leave out: the prototypes it gives requests and responses. */
-interface ExpressPrototypes {
+export interface ExpressPrototypes {
   request: object;
   response: object;
 }
