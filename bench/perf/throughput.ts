@@ -1,6 +1,6 @@
 /**
  * Throughput benchmark (issue 22): `npm run build && node dist/bench/perf/throughput.js
- * [--ingest 2400] [--batches 40] [--warm 2000] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8] [--open]`. PostgreSQL only (SERVICE_WORKERS > 1
+ * [--ingest 2400] [--batches 200] [--warm 2000] [--context 240] [--pg-admin-url URL] [--no-replica] [--pgbench-seconds 8] [--open]`. PostgreSQL only (SERVICE_WORKERS > 1
  * needs it). In one run, with two services up side by side on fresh databases, each started
  * with an API key that every request presents, as a deployment under load runs (`--open`: open
  * access, where every request without a key asks the database whether any key exists):
@@ -11,7 +11,10 @@
  *    1 and again after them; every ingest figure below is also reported as a share of the mean
  *    of the two matching pgbench rates (and of each, so a machine that drifted shows);
  * 1. single-episode ingest (POST /v1/episodes) at concurrency 1, 8 and 32 with group commit on
- *    (SERVICE_INGEST_GROUP_COMMIT=true) vs off, and batch ingest (100 per request) at 1 and 2;
+ *    (SERVICE_INGEST_GROUP_COMMIT=true) vs off, and batch ingest (100 per request) at 1 and 2,
+ *    with the CPU a batch costs (service, database backends, this client and the whole machine)
+ *    against the machine's CPU per pgbench 100-row transaction: at that cost, with every core
+ *    busy, what share of pgbench's rate batches could reach at most;
  * 2. with SERVICE_WORKERS=1 vs 2: context (POST /v1/context, ~425 memories, budget 1,000) at
  *    concurrency 1 and 8, and single-episode ingest at 8 and 32; plus the CPU one context request
  *    costs at concurrency 1 (service processes, database backends and this client, from /proc),
@@ -30,7 +33,7 @@
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -82,24 +85,37 @@ async function alternate(sides: { name: string; run: (n: number, c: number, offs
 }
 
 /**
- * pgbench's committed transactions per second for `statement` at `clients` (the rate without
- * connection set-up), run for `seconds` against `dbUrl`.
+ * Busy CPU of the whole machine so far, ms (/proc/stat: user, nice, system, irq, softirq, steal;
+ * 10 ms ticks). pgbench's cost is measured this way: its backends exit with it, taking their
+ * per-process counters along, so only the machine's total sees all of it.
  */
-function pgbench(dbUrl: string, statement: string, clients: number, seconds: number): number {
+function machineCpuMs(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * 10;
+}
+
+/**
+ * pgbench's committed transactions per second for `statement` at `clients` (the rate without
+ * connection set-up), run for `seconds` against `dbUrl`, and the machine's CPU per transaction
+ * meanwhile (pgbench, PostgreSQL and whatever else runs: nothing else of this bench does).
+ */
+function pgbench(dbUrl: string, statement: string, clients: number, seconds: number): { tps: number; cpuMs: number } {
   const script = join(tmpdir(), `memsvc-pgbench-${process.pid}-${clients}-${Date.now()}.sql`);
   writeFileSync(script, `${statement}\n`);
   const u = new URL(dbUrl);
+  const m0 = machineCpuMs();
   const r = spawnSync(
     'pgbench',
     ['-n', '-h', u.hostname, '-p', u.port || '5432', '-U', decodeURIComponent(u.username || 'postgres'), '-f', script, '-c', String(clients), '-j', String(Math.min(clients, 2)), '-T', String(seconds), u.pathname.slice(1)],
     { encoding: 'utf8' },
   );
+  const cpu = machineCpuMs() - m0;
   rmSync(script, { force: true });
   const tps = /tps = ([\d.]+) \(without initial connection time\)/.exec(r.stdout ?? '');
-  if (r.status !== 0 || !tps) throw new Error(`pgbench failed (${r.status}): ${r.stderr || r.stdout}`);
-  return Number(tps[1]);
+  const processed = /actually processed: (\d+)/.exec(r.stdout ?? '');
+  if (r.status !== 0 || !tps || !processed) throw new Error(`pgbench failed (${r.status}): ${r.stderr || r.stdout}`);
+  return { tps: Number(tps[1]), cpuMs: cpu / Number(processed[1]) };
 }
-
 
 /** The service's processes (its primary and any workers) and its database's backends. */
 async function processesOf(svc: RunningService): Promise<{ service: number[]; database: number[] }> {
@@ -120,16 +136,18 @@ async function processesOf(svc: RunningService): Promise<{ service: number[]; da
  * multiply the one-at-a-time rate by cores × wall / CPU (a request that keeps more than one core
  * busy for its whole wall time leaves less than the cores' count to gain).
  */
-async function cpuPerRequest(svc: RunningService, n: number, run: () => Promise<{ wallMs: number }>) {
+async function cpuPerRequest<R extends { wallMs: number }>(svc: RunningService, n: number, run: () => Promise<R>) {
   const procs = await processesOf(svc);
   const sum = (pids: number[]) => pids.reduce((t, pid) => t + cpuMs(pid), 0);
-  const s0 = sum(procs.service), d0 = sum(procs.database), c0 = process.cpuUsage();
-  const { wallMs } = await run();
+  const s0 = sum(procs.service), d0 = sum(procs.database), c0 = process.cpuUsage(), m0 = machineCpuMs();
+  const result = await run();
   const client = process.cpuUsage(c0);
   const service = (sum(procs.service) - s0) / n, database = (sum(procs.database) - d0) / n, bench = (client.user + client.system) / 1000 / n;
-  const wall = wallMs / n;
+  const machine = (machineCpuMs() - m0) / n;
+  const wall = result.wallMs / n;
   const r = (x: number) => Math.round(x * 100) / 100;
-  return { service_ms: r(service), database_ms: r(database), client_ms: r(bench), wall_ms: r(wall), cores: availableParallelism(), ceiling: r((availableParallelism() * wall) / (service + database + bench)) };
+  const cost = { service_ms: r(service), database_ms: r(database), client_ms: r(bench), machine_ms: r(machine), wall_ms: r(wall), cores: availableParallelism(), ceiling: r((availableParallelism() * wall) / (service + database + bench)) };
+  return { cost, result };
 }
 
 /**
@@ -164,6 +182,8 @@ async function warmIngest(apis: Client[], n: number): Promise<void> {
   }
 }
 
+type CpuCost = Awaited<ReturnType<typeof cpuPerRequest>>['cost'];
+
 /** A SQL string literal. */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
@@ -177,7 +197,7 @@ async function groups(base: string): Promise<{ count: number; sum: number }> {
 async function main(): Promise<void> {
   const pgAdminUrl = pgAdminUrlArg();
   const ingestN = Number(arg('ingest', '2400'));
-  const batchN = Number(arg('batches', '40'));
+  const batchN = Number(arg('batches', '200'));
   const warmN = Number(arg('warm', '2000'));
   const contextN = Number(arg('context', '240'));
   const pgbenchSeconds = Number(arg('pgbench-seconds', '8'));
@@ -189,7 +209,10 @@ async function main(): Promise<void> {
   let dropPgbenchDb: (() => Promise<void>) | null = null;
   const shares: { label: string; rate: number; key: string; p99?: number }[] = [];
   const groupSizes: Record<number, number> = {};
-  let contextCpu: Awaited<ReturnType<typeof cpuPerRequest>> | null = null;
+  let contextCpu: CpuCost | null = null;
+  // Machine CPU per pgbench transaction (keyed as `ceiling`), and what a batch request costs.
+  const ceilingCpu: Record<string, number[]> = {};
+  const batchCpu: Record<number, CpuCost> = {};
   const services: RunningService[] = [];
   const start = async (env: Record<string, string>, databaseUrl?: string) => {
     const svc = await startService({ pgAdminUrl, databaseUrl, env: OPEN ? env : { SERVICE_API_KEY: API_KEY, ...env } });
@@ -213,11 +236,13 @@ async function main(): Promise<void> {
     const measureCeiling = (when: string): Record<string, number> => {
       const out: Record<string, number> = {};
       for (const c of [1, 8, 32]) {
-        out[`1-row c${c}`] = pgbench(pgbenchDb.url, oneRow, c, pgbenchSeconds);
+        out[`1-row c${c}`] = pgbench(pgbenchDb.url, oneRow, c, pgbenchSeconds).tps;
         log(`pgbench ${when}: 1 row per transaction, ${c} clients: ${out[`1-row c${c}`]} tps`);
       }
       for (const c of [1, 2]) {
-        out[`100-row c${c}`] = pgbench(pgbenchDb.url, hundredRows, c, pgbenchSeconds) * 100;
+        const run = pgbench(pgbenchDb.url, hundredRows, c, pgbenchSeconds);
+        out[`100-row c${c}`] = run.tps * 100;
+        (ceilingCpu[`100-row c${c}`] ??= []).push(run.cpuMs);
         log(`pgbench ${when}: 100 rows per transaction, ${c} clients: ${out[`100-row c${c}`]} rows/s`);
       }
       return out;
@@ -226,7 +251,8 @@ async function main(): Promise<void> {
 
     // 1. Group commit on vs off, one worker each.
     log('ingest: starting two services (group commit on, off)');
-    const onBase = (await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' })).base;
+    const onSvc = await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' });
+    const onBase = onSvc.base;
     const on = connect(onBase);
     const off = connect((await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' })).base);
     const ingestSide = (name: string, api: Client) => ({
@@ -252,11 +278,13 @@ async function main(): Promise<void> {
     }
     for (const c of [1, 2]) {
       const eps = episodesFor(`batch-c${c}`, batchN * 100, 40 + c);
-      const r = await load(batchN, c, (i) => on.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i * 100, i * 100 + 100) }));
+      const bodies = Array.from({ length: batchN }, (_, i) => ({ episodes: eps.slice(i * 100, i * 100 + 100) }));
+      const { cost, result: r } = await cpuPerRequest(onSvc, batchN, () => load(batchN, c, (i) => on.call('POST', '/v1/episodes/batch', bodies[i])));
+      batchCpu[c] = cost;
       const summary = summarise(r.samples, r.wallMs, 100);
       results.push({ comparison: 'batch ingest (100 per request; rate per episode)', side: 'group commit on', concurrency: c, summary });
       shares.push({ label: `batch ingest c${c} (episodes)`, rate: summary.throughput_per_s, key: `100-row c${c}` });
-      log(`batch c${c}: ${summary.throughput_per_s} episodes/s`);
+      log(`batch c${c}: ${summary.throughput_per_s} episodes/s; CPU per batch: service ${cost.service_ms} ms, database ${cost.database_ms} ms, client ${cost.client_ms} ms, the machine ${cost.machine_ms} ms`);
     }
     while (services.length) await services.pop()!.stop();
     ceilingAfter = measureCeiling('after');
@@ -305,7 +333,7 @@ async function main(): Promise<void> {
       }
     }
     // What concurrency can gain at most on this machine, from the CPU one request costs.
-    const cpu = await cpuPerRequest(oneSvc, contextN, () => load(contextN, 1, askContext(one, sid)));
+    const { cost: cpu } = await cpuPerRequest(oneSvc, contextN, () => load(contextN, 1, askContext(one, sid)));
     contextCpu = cpu;
     log(
       `context c1 CPU per request: service ${cpu.service_ms} ms, database ${cpu.database_ms} ms, client ${cpu.client_ms} ms, wall ${cpu.wall_ms} ms: ` +
@@ -391,11 +419,26 @@ async function main(): Promise<void> {
     return `- ${s.label}: ${s.rate}/s = ${pct(ceiling[s.key])} of pgbench ${s.key} (${pct(ceilingBefore[s.key])} of the rate before, ${pct(ceilingAfter[s.key])} of the rate after)${p99}`;
   });
   lines.push('', `pgbench ceiling (same row, same run), mean of before and after the ingest figures: ${rates(ceiling)}`, `before: ${rates(ceilingBefore)}`, `after: ${rates(ceilingAfter)}`, ...shareLines);
+  // What the batch figure can reach on this machine: the rate at which every core would be busy
+  // at the CPU one batch costs (service, database, this client), as a share of pgbench's.
+  const batchBounds = Object.entries(batchCpu).map(([c, cost]) => {
+    const key = `100-row c${c}`;
+    const pg = (ceilingCpu[key] ?? []).reduce((a, x) => a + x, 0) / Math.max(1, (ceilingCpu[key] ?? []).length);
+    const r = (x: number) => Math.round(x * 100) / 100;
+    const pgBusy = Math.round(((ceiling[key] / 100) * pg) / 10 / cost.cores);
+    const bound = Math.round((((cost.cores * 1000) / cost.machine_ms) * 100 * 1000) / ceiling[key]) / 10;
+    return (
+      `- batch ingest c${c}: the machine's CPU per 100 rows ${cost.machine_ms} ms (service ${cost.service_ms}, database ${cost.database_ms}, this client ${cost.client_ms}) ` +
+      `against ${r(pg)} ms per pgbench transaction (${r(cost.machine_ms / pg)}×; pgbench kept ${pgBusy}% of the ${cost.cores} cores busy); ` +
+      `with every core busy at that cost, batches reach at most ${bound}% of pgbench ${key}`
+    );
+  });
+  if (batchBounds.length) lines.push('', 'batch ingest against the CPU it costs:', ...batchBounds);
   process.stdout.write(lines.join('\n') + '\n');
   const outDir = resolve(__dirname, '..', '..', '..', 'bench', 'results');
   mkdirSync(outDir, { recursive: true });
   const file = join(outDir, 'throughput-postgres.json');
-  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, ceiling, ceilingBefore, ceilingAfter, contextCpu, shares: shareLines, results }, null, 2));
+  writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), node: process.version, ingestN, contextN, groupSizes, ceiling, ceilingBefore, ceilingAfter, ceilingCpu, contextCpu, batchCpu, shares: shareLines, batchBounds, results }, null, 2));
   log(`wrote ${file}`);
 }
 
