@@ -23,8 +23,8 @@
  *    streaming replica (a private PostgreSQL cluster and its pg_basebackup standby, torn down).
  *
  * Every service is warmed before it is measured (`--warm` single episodes at concurrency 8, twice as
- * many at 1, and 20 batches, on subjects of their own, the two services of a comparison taking
- * turns; a tenth as many context requests): a process that has just
+ * many at 1, 20 batches and a `/metrics` read, on subjects of their own, the two services of a
+ * comparison taking turns; a tenth as many context requests): a process that has just
  * started runs its code unoptimised for its first thousand or so requests, and measuring them
  * measured the compiler, not the service (at 200 warm-up requests the c8 ingest slices cost
  * 1.2–1.9 ms of service CPU per request, at 2,000 about 0.6).
@@ -162,16 +162,22 @@ async function cpuPerRequest<R extends { wallMs: number }>(svc: RunningService, 
  *   more CPU per request on the main thread and on V8's compiler threads.
  * - Turns: a service warmed first and then left idle while the other warmed came out 4–8% slower
  *   at c1 than an identical service warmed second (A/A runs).
- * With `n / 2` at c1 and turns, c1 "group commit on ÷ off" was 0.74–1.02× (it had been 0.79–0.85×
- * in every earlier run); with `2n`, 0.97–1.08× in six paired runs (identical services 0.92–1.04×)
- * but 1.03×, 0.82×, 0.95× and 0.91× in four runs of this bench: a few per cent remain there,
- * unexplained (bench/README.md, "Warm-up, not group commit").
+ * - `/metrics` read each round, as Prometheus scrapes a deployed service. This bench reads the
+ *   group-commit service's metrics (`groups`) just before the c1 slices, and that one request of
+ *   another client to another route deoptimised its HTTP request path (V8's --trace-deopt: 25
+ *   "wrong map" bailouts, in IncomingMessage, the HTTP parser's callbacks, CORS, send, end);
+ *   recompiled for both kinds of request, it cost 8–37% more service CPU per c1 request than the
+ *   other service, which had only ever seen one client and two routes: identical services ran
+ *   at 0.78–0.97× each other in those two roles (13 runs), as much as group commit on ÷ off did.
+ *   Read here in both, they ran at 0.95–1.02× and on ÷ off at 0.97–1.01× (three runs each;
+ *   bench/README.md, "What a batch costs against pgbench's").
  */
-async function warmIngest(apis: Client[], n: number): Promise<void> {
+async function warmIngest(services: { api: Client; base: string }[], n: number): Promise<void> {
   const ROUNDS = 4;
   const per = Math.ceil(n / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
-    for (const api of apis) {
+    for (const { api, base } of services) {
+      await groups(base);
       const singles = episodesFor(`warm-${round}`, per, 1);
       await load(per, 8, (i) => api.call('POST', '/v1/episodes', singles[i]));
       const alone = episodesFor(`warm-c1-${round}`, 2 * per, 3);
@@ -254,7 +260,8 @@ async function main(): Promise<void> {
     const onSvc = await start({ SERVICE_INGEST_GROUP_COMMIT: 'true' });
     const onBase = onSvc.base;
     const on = connect(onBase);
-    const off = connect((await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' })).base);
+    const offSvc = await start({ SERVICE_INGEST_GROUP_COMMIT: 'false' });
+    const off = connect(offSvc.base);
     const ingestSide = (name: string, api: Client) => ({
       name,
       run: (n: number, c: number, offset: number) => {
@@ -262,7 +269,7 @@ async function main(): Promise<void> {
         return load(n, c, (i) => api.call('POST', '/v1/episodes', eps[i]));
       },
     });
-    await warmIngest([on, off], warmN);
+    await warmIngest([{ api: on, base: onBase }, { api: off, base: offSvc.base }], warmN);
     for (const c of [1, 8, 32]) {
       const before = await groups(onBase);
       const by = await alternate([ingestSide('group commit on', on), ingestSide('group commit off', off)], ingestN, c);
@@ -300,12 +307,13 @@ async function main(): Promise<void> {
     log('context: starting two services (SERVICE_WORKERS=1, 2)');
     const oneSvc = await start({ SERVICE_WORKERS: '1' });
     const one = connect(oneSvc.base);
-    const two = connect((await start({ SERVICE_WORKERS: '2' })).base);
+    const twoSvc = await start({ SERVICE_WORKERS: '2' });
+    const two = connect(twoSvc.base);
     const sid = 'bench-ctx';
     const eps = episodesFor(sid, 500, 99);
     let memories = 0;
     // These services are also compared on ingest below; with two workers each needs its own warm-up.
-    await warmIngest([one, two], warmN);
+    await warmIngest([{ api: one, base: oneSvc.base }, { api: two, base: twoSvc.base }], warmN);
     for (const api of [one, two]) {
       for (let i = 0; i < eps.length; i += 100) await api.call('POST', '/v1/episodes/batch', { episodes: eps.slice(i, i + 100) });
       memories = (await api.call<{ memories_created: number }>('POST', '/v1/memories/compile', { subject_id: sid })).memories_created;
