@@ -152,6 +152,16 @@ export async function serviceUnderTest(log: (line: string) => void, env: Record<
   return { base: svc.base, svc };
 }
 
+/**
+ * Busy CPU of the whole machine so far, ms (/proc/stat: user, nice, system, irq, softirq, steal;
+ * 10 ms ticks): what a process whose helpers exit with it costs (pgbench's backends take their
+ * per-process counters along), which `cpuMs` cannot see.
+ */
+export function machineCpuMs(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+  return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * 10;
+}
+
 /** utime + stime of a process in ms (0 once it has gone), from /proc (Linux clock ticks of 10 ms). */
 export function cpuMs(pid: number): number {
   try {

@@ -14,16 +14,18 @@ export function percentile(sorted: number[], p: number): number {
   return sorted[idx];
 }
 
+/** Rounded to two decimals, as benchmarks report their figures. */
+export const round2 = (x: number): number => Math.round(x * 100) / 100;
+
 export function summarise(samples: number[], wallMs: number, unitsPerSample = 1): Summary {
   const s = [...samples].sort((a, b) => a - b);
-  const round = (x: number) => Math.round(x * 100) / 100;
   return {
     n: s.length,
-    p50: round(percentile(s, 50)),
-    p95: round(percentile(s, 95)),
-    p99: round(percentile(s, 99)),
-    mean: round(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)),
-    throughput_per_s: round((s.length * unitsPerSample) / (wallMs / 1000)),
+    p50: round2(percentile(s, 50)),
+    p95: round2(percentile(s, 95)),
+    p99: round2(percentile(s, 99)),
+    mean: round2(s.reduce((a, b) => a + b, 0) / Math.max(1, s.length)),
+    throughput_per_s: round2((s.length * unitsPerSample) / (wallMs / 1000)),
   };
 }
 

@@ -26,7 +26,7 @@ import { client } from '../common/http';
 import { arg, cpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
 import { tmpdir } from 'node:os';
 import { databaseDiskDir, flushLatency } from '../common/disk';
-import { summarise, Summary } from '../common/stats';
+import { round2, summarise, Summary } from '../common/stats';
 import { buildContextSubject, TASKS } from './data';
 
 async function main(): Promise<void> {
@@ -105,7 +105,7 @@ async function main(): Promise<void> {
   for (const o of out) process.stdout.write(`${o.build}: service CPU ${o.service_cpu_ms_per_request} ms per request, p50 ${o.p50} p95 ${o.p95} ms, ${o.per_second}/s\n`);
   const cpu = ratio(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request);
   process.stdout.write(`B ÷ A: service CPU per request ${cpu}, p50 ${ratio(out[1].p50, out[0].p50)}, p95 ${ratio(out[1].p95, out[0].p95)}, throughput ${ratio(out[1].per_second, out[0].per_second)}\n`);
-  const minus = (x: number, y: number) => Math.round((x - y) * 100) / 100;
+  const minus = (x: number, y: number) => round2(x - y);
   process.stdout.write(`B − A: service CPU per request ${minus(out[1].service_cpu_ms_per_request, out[0].service_cpu_ms_per_request)} ms, p50 ${minus(out[1].p50, out[0].p50)} ms, p95 ${minus(out[1].p95, out[0].p95)} ms\n`);
   const disk = flush.map((f) => ({ p50: f.p50, p95: f.p95, p99: f.p99 }));
   if (disk.length === 2) {

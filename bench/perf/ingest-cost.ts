@@ -42,7 +42,7 @@ import { Client as PgClient } from 'pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, load } from '../common/http';
 import { arg, cpuMs, pgAdminUrlArg, startService } from '../common/service';
-import { summarise } from '../common/stats';
+import { round2, summarise } from '../common/stats';
 import { episodesFor } from './data';
 
 /** Startup-phase request codes that are followed by another startup message, not by typed ones. */
@@ -206,7 +206,7 @@ async function main(): Promise<void> {
       const s = summarise(r.samples, r.wallMs);
       const top = [...proxy.statements].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([sql, k]) => ({ per_request: Math.round((k / n) * 1000) / 1000, sql }));
       const perEpisode = batch > 0 ? { episode_service_cpu_ms: Math.round((service / batch) * 1000) / 1000, episode_database_cpu_ms: Math.round((database / batch) * 1000) / 1000, episodes_per_s: Math.round(s.throughput_per_s * batch) } : {};
-      const row = { concurrency: c, ...s, round_trips: Math.round(trips * 1000) / 1000, service_cpu_ms: Math.round(service * 100) / 100, database_cpu_ms: Math.round(database * 100) / 100, ...perEpisode, statements: top };
+      const row = { concurrency: c, ...s, round_trips: Math.round(trips * 1000) / 1000, service_cpu_ms: round2(service), database_cpu_ms: round2(database), ...perEpisode, statements: top };
       out.push(row);
       const tail = batch > 0 ? `${''.padEnd(17)}${String(perEpisode.episode_service_cpu_ms).padEnd(16)}${String(perEpisode.episode_database_cpu_ms).padEnd(17)}${perEpisode.episodes_per_s}` : '';
       lines.push(`c${String(c).padEnd(4)}${String(s.throughput_per_s).padEnd(9)}${String(s.p50).padEnd(8)}${String(s.p99).padEnd(8)}${String(row.round_trips).padEnd(13)}${String(row.service_cpu_ms).padEnd(16)}${String(row.database_cpu_ms).padEnd(17)}${tail}`.trimEnd());

@@ -33,7 +33,7 @@
  * of a shared machine hits both alike; the figures that mean something are the ratios within one
  * run. Writes bench/results/throughput-postgres.json. Measures and reports; never fails on a figure.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, resolve } from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -42,8 +42,8 @@ import { Client as PgClient } from 'pg';
 import { PrivatePostgres } from '../../test/support/private-pg';
 import { createThrowawayDb } from '../../test/support/throwaway-db';
 import { client, Client, load } from '../common/http';
-import { arg, cpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
-import { summarise, Summary } from '../common/stats';
+import { arg, cpuMs, machineCpuMs, pgAdminUrlArg, RunningService, startService } from '../common/service';
+import { round2, summarise, Summary } from '../common/stats';
 import { episodesFor, TASKS } from './data';
 
 const SLICES = 4;
@@ -85,19 +85,10 @@ async function alternate(sides: { name: string; run: (n: number, c: number, offs
 }
 
 /**
- * Busy CPU of the whole machine so far, ms (/proc/stat: user, nice, system, irq, softirq, steal;
- * 10 ms ticks). pgbench's cost is measured this way: its backends exit with it, taking their
- * per-process counters along, so only the machine's total sees all of it.
- */
-function machineCpuMs(): number {
-  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
-  return (f[0] + f[1] + f[2] + f[5] + f[6] + f[7]) * 10;
-}
-
-/**
  * pgbench's committed transactions per second for `statement` at `clients` (the rate without
  * connection set-up), run for `seconds` against `dbUrl`, and the machine's CPU per transaction
- * meanwhile (pgbench, PostgreSQL and whatever else runs: nothing else of this bench does).
+ * meanwhile (pgbench, PostgreSQL and whatever else runs: nothing else of this bench does; its
+ * backends exit with it, so only the machine's total sees their CPU).
  */
 function pgbench(dbUrl: string, statement: string, clients: number, seconds: number): { tps: number; cpuMs: number } {
   const script = join(tmpdir(), `memsvc-pgbench-${process.pid}-${clients}-${Date.now()}.sql`);
@@ -145,8 +136,7 @@ async function cpuPerRequest<R extends { wallMs: number }>(svc: RunningService, 
   const service = (sum(procs.service) - s0) / n, database = (sum(procs.database) - d0) / n, bench = (client.user + client.system) / 1000 / n;
   const machine = (machineCpuMs() - m0) / n;
   const wall = result.wallMs / n;
-  const r = (x: number) => Math.round(x * 100) / 100;
-  const cost = { service_ms: r(service), database_ms: r(database), client_ms: r(bench), machine_ms: r(machine), wall_ms: r(wall), cores: availableParallelism(), ceiling: r((availableParallelism() * wall) / (service + database + bench)) };
+  const cost = { service_ms: round2(service), database_ms: round2(database), client_ms: round2(bench), machine_ms: round2(machine), wall_ms: round2(wall), cores: availableParallelism(), ceiling: round2((availableParallelism() * wall) / (service + database + bench)) };
   return { cost, result };
 }
 
@@ -163,7 +153,7 @@ async function cpuPerRequest<R extends { wallMs: number }>(svc: RunningService, 
  * - Turns: a service warmed first and then left idle while the other warmed came out 4–8% slower
  *   at c1 than an identical service warmed second (A/A runs).
  * - `/metrics` read each round, as Prometheus scrapes a deployed service. This bench reads the
- *   group-commit service's metrics (`groups`) just before the c1 slices, and that one request of
+ *   group-commit service's group sizes (`groups`) just before the c1 slices, and that one request of
  *   another client to another route deoptimised its HTTP request path (V8's --trace-deopt: 25
  *   "wrong map" bailouts, in IncomingMessage, the HTTP parser's callbacks, CORS, send, end);
  *   recompiled for both kinds of request, it cost 8–37% more service CPU per c1 request than the
@@ -177,7 +167,7 @@ async function warmIngest(services: { api: Client; base: string }[], n: number):
   const per = Math.ceil(n / ROUNDS);
   for (let round = 0; round < ROUNDS; round++) {
     for (const { api, base } of services) {
-      await groups(base);
+      await metricsText(base);
       const singles = episodesFor(`warm-${round}`, per, 1);
       await load(per, 8, (i) => api.call('POST', '/v1/episodes', singles[i]));
       const alone = episodesFor(`warm-c1-${round}`, 2 * per, 3);
@@ -193,9 +183,14 @@ type CpuCost = Awaited<ReturnType<typeof cpuPerRequest>>['cost'];
 /** A SQL string literal. */
 const lit = (s: string) => `'${s.replace(/'/g, "''")}'`;
 
-/** memory_ingest_group_size's count and sum, from /metrics (text). */
+/** A service's /metrics (Prometheus text). */
+async function metricsText(base: string): Promise<string> {
+  return (await fetch(`${base}/metrics`, { headers: AUTH })).text();
+}
+
+/** memory_ingest_group_size's count and sum, from /metrics. */
 async function groups(base: string): Promise<{ count: number; sum: number }> {
-  const text = await (await fetch(`${base}/metrics`, { headers: AUTH })).text();
+  const text = await metricsText(base);
   const pick = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
   return { count: pick('memory_ingest_group_size_count'), sum: pick('memory_ingest_group_size_sum') };
 }
@@ -274,7 +269,7 @@ async function main(): Promise<void> {
       const before = await groups(onBase);
       const by = await alternate([ingestSide('group commit on', on), ingestSide('group commit off', off)], ingestN, c);
       const after = await groups(onBase);
-      const mean = Math.round(((after.sum - before.sum) / Math.max(1, after.count - before.count)) * 100) / 100;
+      const mean = round2((after.sum - before.sum) / Math.max(1, after.count - before.count));
       log(`ingest c${c}: mean group size ${mean} (requests per commit, group commit on)`);
       groupSizes[c] = mean;
       for (const [side, summary] of by) {
@@ -300,7 +295,7 @@ async function main(): Promise<void> {
     for (const key of Object.keys(ceilingBefore)) {
       ceiling[key] = (ceilingBefore[key] + ceilingAfter[key]) / 2;
       const moved = ceilingAfter[key] / ceilingBefore[key];
-      if (moved > 1.2 || moved < 1 / 1.2) log(`pgbench ${key} moved ${Math.round(moved * 100) / 100}× during the ingest figures: the machine drifted, their shares are rough`);
+      if (moved > 1.2 || moved < 1 / 1.2) log(`pgbench ${key} moved ${round2(moved)}× during the ingest figures: the machine drifted, their shares are rough`);
     }
 
     // 2. Context with one worker vs two.
@@ -432,12 +427,11 @@ async function main(): Promise<void> {
   const batchBounds = Object.entries(batchCpu).map(([c, cost]) => {
     const key = `100-row c${c}`;
     const pg = (ceilingCpu[key] ?? []).reduce((a, x) => a + x, 0) / Math.max(1, (ceilingCpu[key] ?? []).length);
-    const r = (x: number) => Math.round(x * 100) / 100;
     const pgBusy = Math.round(((ceiling[key] / 100) * pg) / 10 / cost.cores);
     const bound = Math.round((((cost.cores * 1000) / cost.machine_ms) * 100 * 1000) / ceiling[key]) / 10;
     return (
       `- batch ingest c${c}: the machine's CPU per 100 rows ${cost.machine_ms} ms (service ${cost.service_ms}, database ${cost.database_ms}, this client ${cost.client_ms}) ` +
-      `against ${r(pg)} ms per pgbench transaction (${r(cost.machine_ms / pg)}×; pgbench kept ${pgBusy}% of the ${cost.cores} cores busy); ` +
+      `against ${round2(pg)} ms per pgbench transaction (${round2(cost.machine_ms / pg)}×; pgbench kept ${pgBusy}% of the ${cost.cores} cores busy); ` +
       `with every core busy at that cost, batches reach at most ${bound}% of pgbench ${key}`
     );
   });
